@@ -1,0 +1,94 @@
+"""How CLI results look: JSON for scripts, short readable text for people."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from anchormem.model import Answer, Context, Event, Fact, IngestReport, Scope, SearchResult, Stats, Turn
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def to_jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        if isinstance(value, SearchResult):
+            out["turn_ids"] = value.turn_ids
+        return out
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+def report_dict(report: IngestReport) -> dict[str, Any]:
+    data: dict[str, Any] = to_jsonable(report)
+    data["seconds"] = round(report.seconds, 3)
+    return data
+
+
+def to_text(value: Any) -> str:
+    if isinstance(value, SearchResult):
+        return search_text(value)
+    if isinstance(value, Answer):
+        cites = ", ".join(value.cited_turn_ids) or "none"
+        return f"{value.text}\n  (cited turns: {cites}; model: {value.model})"
+    if isinstance(value, Stats):
+        return stats_text(value)
+    if isinstance(value, list):
+        return "\n".join(record_line(v) for v in value) if value else "(none)"
+    if isinstance(value, dict):
+        return "\n".join(f"{k}: {_short(v)}" for k, v in value.items())
+    if isinstance(value, (Turn, Context, Fact, Event)):
+        return "\n".join(f"{k}: {v}" for k, v in to_jsonable(value).items())
+    return str(value)
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items() if v not in (0, [], None))
+    return str(value)
+
+
+def record_line(record: Any) -> str:
+    if isinstance(record, Turn):
+        return f"{record.id:>8}  [{record.timestamp}] {record.speaker}: {record.text}"
+    if isinstance(record, Context):
+        return f"{record.id}  session {record.session}  turns {','.join(record.turn_ids)}"
+    if isinstance(record, Fact):
+        return f"{record.id}  ({record.context_id}) {record.text}"
+    if isinstance(record, Event):
+        return f"{record.id}  ({len(record.fact_ids)} facts) {record.text[:160]}"
+    if isinstance(record, Scope):
+        return " / ".join(x for x in (record.user_id, record.agent_id, record.run_id) if x)
+    return str(record)
+
+
+def search_text(result: SearchResult) -> str:
+    lines = [f"query: {result.query}", f"{len(result.contexts)} contexts, {len(result.events)} events", ""]
+    for hit in result.contexts:
+        c = hit.context
+        lines.append(f"── context {c.id}  session {c.session}  turns {', '.join(c.turn_ids)}  "
+                     f"score {hit.score:.3f}")
+        lines.extend("   " + line for line in c.text.splitlines())
+        for a in hit.anchors[:3]:
+            lines.append(f"   ↳ anchor {a.score:.2f}: {a.fact.text}")
+    if result.events:
+        lines.append("")
+        for ev in result.events:
+            lines.append(f"── event {ev.event.id}  score {ev.score:.3f}  from contexts {len(ev.context_ids)}")
+            lines.append(f"   {ev.event.text[:300]}")
+    return "\n".join(lines)
+
+
+def stats_text(s: Stats) -> str:
+    lines = [f"turns {s.turns} in {s.sessions} sessions; contexts {s.contexts}; facts {s.facts}; "
+             f"events {s.events}", f"extractions pending {s.pending_extractions}, failed {s.failed_extractions}"]
+    for phase, u in s.usage.items():
+        lines.append(f"{phase}: {u.calls} calls ({u.cached_calls} cached, {u.failed_calls} failed), "
+                     f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, {u.seconds:.1f} s")
+    return "\n".join(lines)

@@ -1,0 +1,191 @@
+"""Typed settings. Environment variables and config files are read here, and only
+when :meth:`Settings.load` is called explicitly (never at import time).
+
+Precedence (highest first): explicit arguments / CLI options, environment
+variables, the TOML config file, defaults.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from anchormem.errors import ConfigError
+
+DEFAULT_HOME = Path("~/.anchormem")
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """An OpenAI-compatible chat endpoint (vLLM, Ollama, llama.cpp server, OpenAI, LiteLLM)."""
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+    timeout: float = 120.0
+    max_retries: int = 3
+    concurrency: int = 4
+    temperature: float = 0.0
+
+
+@dataclass(frozen=True)
+class EmbedSettings:
+    """``backend``: ``minilm`` (onnxruntime when available, else torch), ``minilm-torch``,
+    ``minilm-onnx``, ``openai`` (an OpenAI-compatible /v1/embeddings endpoint) or ``hash``
+    (a tiny deterministic embedder for tests only)."""
+
+    backend: str = "minilm"
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    batch_size: int = 64
+
+
+@dataclass(frozen=True)
+class GraphSettings:
+    """Associative event graph parameters (paper §4.2)."""
+
+    tau: float = 0.85
+    n_neighbors: int = 3
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """Retrieval parameters (paper §4.3). ``variant`` names a retrieval recipe."""
+
+    k_facts: int = 10
+    k_events: int = 10
+    max_contexts: int = 10
+    variant: str = "anchormem"
+
+
+@dataclass(frozen=True)
+class Settings:
+    store: str = str(DEFAULT_HOME / "memory.db")
+    cache: str | None = None  # LLM response cache path; default: next to the store
+    llm: LLMSettings | None = None
+    embed: EmbedSettings = field(default_factory=EmbedSettings)
+    graph: GraphSettings = field(default_factory=GraphSettings)
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+
+    @property
+    def store_path(self) -> Path:
+        return Path(self.store).expanduser()
+
+    @property
+    def cache_path(self) -> Path:
+        if self.cache:
+            return Path(self.cache).expanduser()
+        return self.store_path.with_name(self.store_path.stem + ".llm-cache.db")
+
+    @classmethod
+    def load(
+        cls,
+        config_file: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        **overrides: Any,
+    ) -> Settings:
+        """Build settings from a TOML file, environment variables and overrides.
+
+        ``env`` defaults to ``os.environ``; pass ``{}`` to ignore the environment.
+        Recognised variables: ``ANCHORMEM_CONFIG``, ``ANCHORMEM_STORE``,
+        ``ANCHORMEM_LLM_BASE_URL``, ``ANCHORMEM_LLM_MODEL``, ``ANCHORMEM_LLM_API_KEY``
+        (falls back to ``OPENAI_API_KEY``), ``ANCHORMEM_EMBED_BACKEND``.
+        """
+        env = os.environ if env is None else env
+        data: dict[str, Any] = {}
+        path = config_file or env.get("ANCHORMEM_CONFIG")
+        if path:
+            data = _read_toml(Path(path).expanduser())
+        env_map = {
+            ("store",): env.get("ANCHORMEM_STORE"),
+            ("llm", "base_url"): env.get("ANCHORMEM_LLM_BASE_URL"),
+            ("llm", "model"): env.get("ANCHORMEM_LLM_MODEL"),
+            ("llm", "api_key"): env.get("ANCHORMEM_LLM_API_KEY") or env.get("OPENAI_API_KEY"),
+            ("embed", "backend"): env.get("ANCHORMEM_EMBED_BACKEND"),
+        }
+        for keys, value in env_map.items():
+            if value:
+                _set(data, keys, value)
+        for name, value in overrides.items():
+            if value is not None:
+                _set(data, tuple(name.split("__")), value)
+        return cls._from_dict(data)
+
+    @classmethod
+    def _from_dict(cls, data: dict[str, Any]) -> Settings:
+        unknown = set(data) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        settings = cls()
+        for key in ("store", "cache"):
+            if key in data:
+                settings = replace(settings, **{key: str(data[key])})
+        llm = data.get("llm") or {}
+        if llm:
+            if not llm.get("base_url") or not llm.get("model"):
+                if llm.get("base_url") or llm.get("model"):
+                    raise ConfigError("an LLM needs both a base URL and a model name")
+            else:
+                settings = replace(settings, llm=_build(LLMSettings, llm, "llm"))
+        for key, typ in (("embed", EmbedSettings), ("graph", GraphSettings), ("retrieval", RetrievalSettings)):
+            if key in data:
+                settings = replace(settings, **{key: _build(typ, data[key], key)})
+        _validate(settings)
+        return settings
+
+
+def _validate(s: Settings) -> None:
+    if not 0.0 < s.graph.tau < 1.0:
+        raise ConfigError(f"graph.tau must lie in (0, 1), got {s.graph.tau}")
+    if s.graph.n_neighbors < 1:
+        raise ConfigError("graph.n_neighbors must be at least 1")
+    r = s.retrieval
+    if min(r.k_facts, r.k_events + 1, r.max_contexts) < 1:
+        raise ConfigError("retrieval.k_facts and max_contexts must be >= 1, k_events >= 0")
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file not found: {path}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+
+
+def _set(data: dict[str, Any], keys: tuple[str, ...], value: Any) -> None:
+    node = data
+    for k in keys[:-1]:
+        node = node.setdefault(k, {})
+    node[keys[-1]] = value
+
+
+def _build(typ: type[Any], values: Mapping[str, Any], section: str) -> Any:
+    names = {f.name: f for f in fields(typ)}
+    unknown = set(values) - set(names)
+    if unknown:
+        raise ConfigError(f"unknown setting(s) in [{section}]: {', '.join(sorted(unknown))}")
+    kwargs: dict[str, Any] = {}
+    for key, value in values.items():
+        default = getattr(typ, key, None) if not callable(getattr(typ, key, None)) else None
+        try:
+            if isinstance(default, bool):
+                kwargs[key] = value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes")
+            elif isinstance(default, int):
+                kwargs[key] = int(value)
+            elif isinstance(default, float):
+                kwargs[key] = float(value)
+            else:
+                kwargs[key] = value
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"[{section}] {key}: expected a number, got {value!r}") from exc
+    try:
+        return typ(**kwargs)
+    except TypeError as exc:
+        raise ConfigError(f"[{section}]: {exc}") from exc

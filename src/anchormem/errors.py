@@ -1,0 +1,48 @@
+"""The one exception tree of anchormem.
+
+Every error the library raises derives from :class:`AnchorMemError`. Errors from
+third-party libraries (sqlite3, httpx, sentence-transformers, ...) are translated
+into these at the boundary where they occur, so callers only ever catch ours.
+"""
+
+from __future__ import annotations
+
+
+class AnchorMemError(Exception):
+    """Base class of every error raised by anchormem."""
+
+
+class ConfigError(AnchorMemError):
+    """Settings are missing, contradictory or malformed."""
+
+
+class InputError(AnchorMemError):
+    """User input (a file, a message, an argument) is malformed."""
+
+
+class NotFoundError(AnchorMemError):
+    """A requested record, user or sample does not exist."""
+
+
+class StoreError(AnchorMemError):
+    """The store failed (I/O, corruption, locking, migration)."""
+
+
+class EmbeddingError(AnchorMemError):
+    """The embedder could not be loaded or failed to embed."""
+
+
+class LLMError(AnchorMemError):
+    """An LLM call failed."""
+
+
+class LLMUnavailableError(LLMError):
+    """The LLM endpoint is unreachable, timed out or kept failing after retries."""
+
+
+class LLMResponseError(LLMError):
+    """The LLM answered, but its output could not be parsed or repaired."""
+
+
+class LLMNotConfiguredError(LLMError, ConfigError):
+    """An operation needs an LLM, and none is configured."""

@@ -1,0 +1,70 @@
+"""Event integration: a kept cluster in, one event narrative out (paper §4.2).
+
+With an LLM, the integration prompt writes the narrative from the cluster's
+(context, fact) pairs. Without one, the event is extractive: the cluster's fact
+texts joined, with the mean of their vectors as its vector (no extra embedding).
+Precomputed events attach to facts by their source fact texts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from anchormem.ingest.link import Cluster
+from anchormem.llm.protocol import LLM
+from anchormem.llm.structured import complete_parsed
+from anchormem.model import Context, Event, Fact, stable_id
+from anchormem.prompts import events as events_prompt
+from anchormem.store.protocol import Matrix
+
+
+def integrate_with_llm(llm: LLM, cluster: Cluster, contexts: Mapping[str, Context],
+                       facts: Mapping[str, Fact]) -> Event:
+    pairs = [(contexts[cid].text, facts[fid].text) for cid, fid in cluster.pairs]
+    text = complete_parsed(llm, events_prompt.build(pairs), events_prompt.parse)
+    return Event(id=cluster.event_id, text=text, fact_ids=cluster.fact_ids, source="llm")
+
+
+def extractive_event(cluster: Cluster, facts: Mapping[str, Fact]) -> Event:
+    text = " ".join(facts[fid].text for fid in cluster.fact_ids)
+    return Event(id=cluster.event_id, text=text, fact_ids=cluster.fact_ids, source="extractive")
+
+
+def mean_vectors(groups: Sequence[Sequence[int]], vectors: Matrix) -> Matrix:
+    """L2-normalised mean of the given rows, one output row per group."""
+    if not groups:
+        return np.zeros((0, vectors.shape[1] if vectors.ndim == 2 else 0), dtype=np.float32)
+    out = np.stack([vectors[list(g)].mean(axis=0) for g in groups]).astype(np.float32)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.where(norms == 0, 1.0, norms)
+
+
+def attach_events(records: Sequence[tuple[str, Sequence[str]]], facts: Sequence[Fact]) -> tuple[list[Event], int]:
+    """Precomputed events → Events linked to the facts whose text matches a source fact.
+
+    Returns the events and the number of records skipped because none of their
+    source facts is in this memory. Source facts that match nothing are dropped.
+    """
+    by_text: dict[str, list[str]] = {}
+    for f in facts:
+        by_text.setdefault(_norm(f.text), []).append(f.id)
+    events: list[Event] = []
+    skipped = 0
+    for text, sources in records:
+        ids: dict[str, None] = {}
+        for s in sources:
+            for fid in by_text.get(_norm(s), []):
+                ids.setdefault(fid, None)
+        if not ids:
+            skipped += 1
+            continue
+        fact_ids = tuple(ids)
+        events.append(Event(id=stable_id("e", text, *sorted(fact_ids)), text=text, fact_ids=fact_ids,
+                            source="pack"))
+    return events, skipped
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()

@@ -1,0 +1,84 @@
+"""Associative event graph: candidate clusters of similar facts (paper §4.2).
+
+For every seed fact f_i, its cluster N_i is f_i plus its top-N most similar other
+facts with cosine similarity > τ. A seed with no such neighbour forms no candidate.
+Redundancy pruning: O_max is the largest number of cluster facts that map to one
+context; if O_max ≥ ⌈N/2⌉ the cluster is discarded. A kept cluster pairs each
+distinct context with its first (most similar) fact: the input of event integration.
+Clusters with the same fact set (mutual neighbours) are merged into one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from anchormem.model import Fact, stable_id
+from anchormem.store.protocol import Matrix
+
+_BLOCK = 1024
+
+
+@dataclass(frozen=True)
+class Cluster:
+    seed_id: str
+    fact_ids: tuple[str, ...]  # seed first, then neighbours by decreasing similarity
+    pairs: tuple[tuple[str, str], ...]  # (context_id, fact_id), one per distinct context
+
+    @property
+    def event_id(self) -> str:
+        return stable_id("e", *sorted(self.fact_ids))
+
+
+@dataclass
+class LinkReport:
+    candidates: int = 0  # seeds with at least one neighbour above tau
+    discarded: int = 0  # pruned by O_max >= ceil(N/2)
+    merged: int = 0  # kept clusters whose fact set another kept cluster already had
+    kept: list[Cluster] = field(default_factory=list)
+
+
+def is_redundant(context_ids: Sequence[str], n_neighbors: int) -> bool:
+    """The paper's pruning rule: O_max ≥ ⌈N/2⌉."""
+    o_max = max(Counter(context_ids).values())
+    return o_max >= math.ceil(n_neighbors / 2)
+
+
+def build_clusters(facts: Sequence[Fact], vectors: Matrix, seed_ids: Sequence[str] | None = None,
+                   tau: float = 0.85, n_neighbors: int = 3) -> LinkReport:
+    """Candidate clusters around ``seed_ids`` (all facts when None); neighbours come from all ``facts``."""
+    report = LinkReport()
+    if len(facts) < 2:
+        return report
+    index = {f.id: i for i, f in enumerate(facts)}
+    seeds = [index[s] for s in (seed_ids if seed_ids is not None else [f.id for f in facts]) if s in index]
+    seen_sets: set[tuple[str, ...]] = set()
+    for start in range(0, len(seeds), _BLOCK):
+        block = seeds[start:start + _BLOCK]
+        sims = vectors[block] @ vectors.T  # (block, n)
+        for row, i in zip(sims, block, strict=True):
+            row[i] = -np.inf
+            above = np.flatnonzero(row > tau)
+            if above.size == 0:
+                continue
+            report.candidates += 1
+            top = above[np.argsort(-row[above], kind="stable")[:n_neighbors]]
+            members = [facts[i], *(facts[j] for j in top)]
+            if is_redundant([f.context_id for f in members], n_neighbors):
+                report.discarded += 1
+                continue
+            key = tuple(sorted(f.id for f in members))
+            if key in seen_sets:
+                report.merged += 1
+                continue
+            seen_sets.add(key)
+            pairs: dict[str, str] = {}
+            for f in members:
+                pairs.setdefault(f.context_id, f.id)
+            report.kept.append(Cluster(seed_id=facts[i].id, fact_ids=tuple(f.id for f in members),
+                                       pairs=tuple(pairs.items())))
+    return report

@@ -1,0 +1,47 @@
+"""Run LLM work over many items with bounded concurrency, yielding results as they finish."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import TypeVar
+
+from anchormem.errors import LLMError, LLMUnavailableError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def run_bounded(fn: Callable[[T], R], items: Sequence[T], concurrency: int) -> Iterator[tuple[T, R | LLMError]]:
+    """Yield ``(item, result or LLMError)`` as items finish.
+
+    At most ``concurrency`` calls are in flight. When the endpoint is unavailable
+    (:class:`LLMUnavailableError`), no new work is started: the error is yielded for
+    the failed item and then re-raised, so the caller keeps what finished before.
+    """
+    if not items:
+        return
+    todo = list(items)
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        running: dict[Future[R], T] = {}
+        dead: LLMUnavailableError | None = None
+        while todo or running:
+            while todo and len(running) < max(1, concurrency) and dead is None:
+                item = todo.pop(0)
+                running[pool.submit(fn, item)] = item
+            if not running:
+                break
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                item = running.pop(fut)
+                result: R | LLMError
+                try:
+                    result = fut.result()
+                except LLMUnavailableError as exc:
+                    dead = dead or exc
+                    result = exc
+                except LLMError as exc:
+                    result = exc
+                yield item, result
+        if dead is not None:
+            raise dead

@@ -1,0 +1,177 @@
+"""Read conversations from files: LoCoMo format and generic message lists.
+
+Every reader returns :class:`Conversation` objects whose turns keep their original
+timestamps and ids. Malformed input raises :class:`InputError` naming the place.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from anchormem.errors import InputError
+from anchormem.model import Turn, stable_id
+
+MAX_MESSAGE_CHARS = 100_000
+_SESSION_KEY = re.compile(r"^session_(\d+)$")
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """Turns of one conversation (in order) and its label."""
+
+    name: str
+    turns: tuple[Turn, ...]
+
+    @property
+    def sessions(self) -> list[str]:
+        return list(dict.fromkeys(t.session for t in self.turns))
+
+
+def read_json_file(path: Path) -> Any:
+    """Parse a JSON document, or a JSONL file (one JSON value per line) into a list."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise InputError(f"file not found: {path}") from exc
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path} is not UTF-8 text (byte {exc.start})") from exc
+    if not text.strip():
+        raise InputError(f"{path} is empty")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as first:
+        records = []
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                if lineno == 1:
+                    raise InputError(f"{path} is neither JSON nor JSONL: {first.msg} "
+                                     f"(line {first.lineno}, column {first.colno})") from exc
+                raise InputError(f"{path}: line {lineno} is not valid JSON: {exc.msg}") from exc
+        return records
+
+
+def is_locomo(data: Any) -> bool:
+    items = data if isinstance(data, list) else [data]
+    return bool(items) and all(isinstance(s, Mapping) and "conversation" in s for s in items)
+
+
+def load_conversations(path: str | Path, sample: str | None = None) -> list[Conversation]:
+    """Read a LoCoMo-format file or a generic message list.
+
+    ``sample`` picks one LoCoMo conversation by ``sample_id`` (all when None).
+    """
+    path = Path(path)
+    data = read_json_file(path)
+    if is_locomo(data):
+        return parse_locomo(data, sample=sample, where=str(path))
+    if sample is not None:
+        raise InputError(f"--sample applies to LoCoMo files; {path} is a message list")
+    return [Conversation(name=path.stem, turns=tuple(parse_messages(data, where=str(path))))]
+
+
+def parse_locomo(data: Any, sample: str | None = None, where: str = "input") -> list[Conversation]:
+    items = data if isinstance(data, list) else [data]
+    out: list[Conversation] = []
+    for i, item in enumerate(items):
+        sid = str(item.get("sample_id", f"sample-{i}"))
+        if sample is not None and sid != sample:
+            continue
+        conv = item["conversation"]
+        if not isinstance(conv, Mapping):
+            raise InputError(f"{where}: sample {sid}: 'conversation' must be an object")
+        out.append(Conversation(name=sid, turns=tuple(_locomo_turns(conv, f"{where}: {sid}"))))
+    if sample is not None and not out:
+        known = ", ".join(str(s.get("sample_id")) for s in items[:12])
+        raise InputError(f"{where}: no sample '{sample}' (have: {known})")
+    return out
+
+
+def _locomo_turns(conv: Mapping[str, Any], where: str) -> Iterable[Turn]:
+    sessions = sorted((int(m.group(1)), key) for key in conv if (m := _SESSION_KEY.match(key)))
+    for number, key in sessions:
+        turns = conv[key]
+        if not isinstance(turns, list):
+            raise InputError(f"{where}: {key} must be a list of turns")
+        date = conv.get(f"{key}_date_time")
+        for pos, turn in enumerate(turns):
+            if not isinstance(turn, Mapping):
+                raise InputError(f"{where}: {key}[{pos}] must be an object")
+            speaker = _text_field(turn, ("speaker",), f"{where}: {key}[{pos}]")
+            text = _text_field(turn, ("text",), f"{where}: {key}[{pos}]", allow_empty=True)
+            tid = str(turn.get("dia_id") or f"D{number}:{pos + 1}")
+            caption = turn.get("blip_caption")
+            yield Turn(id=tid, session=str(number), position=pos, speaker=speaker, text=text,
+                       timestamp=str(date) if date is not None else None,
+                       image_caption=str(caption) if caption else None)
+
+
+def parse_messages(data: Any, where: str = "input") -> list[Turn]:
+    """Generic messages: a list (or ``{"messages": [...]}``) of objects with ``speaker`` or
+    ``role``, ``text`` or ``content``, optional ``timestamp``, ``session``, ``id``."""
+    if isinstance(data, Mapping) and isinstance(data.get("messages"), list):
+        data = data["messages"]
+    if not isinstance(data, list):
+        raise InputError(f"{where}: expected a list of messages, got {type(data).__name__}")
+    if not data:
+        raise InputError(f"{where}: the message list is empty")
+    turns: list[Turn] = []
+    positions: dict[str, int] = {}
+    seen: set[str] = set()
+    for i, msg in enumerate(data):
+        place = f"{where}: message {i + 1}"
+        if not isinstance(msg, Mapping):
+            raise InputError(f"{place}: expected an object, got {type(msg).__name__}")
+        speaker = _text_field(msg, ("speaker", "role", "name"), place)
+        text = _text_field(msg, ("text", "content"), place)
+        session = _opt_str(msg, "session", place) or "1"
+        timestamp = _opt_str(msg, "timestamp", place) or _opt_str(msg, "date", place)
+        pos = positions.get(session, 0)
+        positions[session] = pos + 1
+        tid = _opt_str(msg, "id", place) or stable_id("t", session, str(pos), speaker, text)
+        if tid in seen:
+            raise InputError(f"{place}: duplicate id {tid!r}")
+        seen.add(tid)
+        turns.append(Turn(id=tid, session=session, position=pos, speaker=speaker, text=text,
+                          timestamp=timestamp, image_caption=_opt_str(msg, "image_caption", place)))
+    order = {s: i for i, s in enumerate(dict.fromkeys(t.session for t in turns))}
+    turns.sort(key=lambda t: (order[t.session], t.position))
+    return turns
+
+
+def _text_field(obj: Mapping[str, Any], names: tuple[str, ...], place: str, allow_empty: bool = False) -> str:
+    for name in names:
+        if name in obj:
+            value = obj[name]
+            if not isinstance(value, str):
+                raise InputError(f"{place}: '{name}' must be a string, got {type(value).__name__}")
+            if "\x00" in value:
+                raise InputError(f"{place}: '{name}' contains a NUL byte (binary data?)")
+            if len(value) > MAX_MESSAGE_CHARS:
+                raise InputError(f"{place}: '{name}' is {len(value):,} characters; the limit is "
+                                 f"{MAX_MESSAGE_CHARS:,}")
+            if not value.strip() and not allow_empty:
+                raise InputError(f"{place}: '{name}' is empty")
+            return value
+    raise InputError(f"{place}: missing field {' or '.join(repr(n) for n in names)}")
+
+
+def _opt_str(obj: Mapping[str, Any], name: str, place: str) -> str | None:
+    value = obj.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise InputError(f"{place}: '{name}' must be a string or number, got {type(value).__name__}")
+    return str(value)

@@ -1,0 +1,178 @@
+"""Plain data types that flow through the ingest and query pipelines.
+
+Every stage reads and writes these, so a stage can be tested and swapped alone.
+Records are immutable (frozen dataclasses); ids are derived from content so that
+re-adding the same turns creates nothing new.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Literal
+
+FactSource = Literal["llm", "pack", "offline"]
+EventSource = Literal["llm", "pack", "extractive"]
+
+
+def stable_id(prefix: str, *parts: str) -> str:
+    """A short, stable id from the given parts (sha1, 16 hex digits)."""
+    digest = hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+    return f"{prefix}-{digest}"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Whose memory a record belongs to. ``user_id`` is required."""
+
+    user_id: str
+    agent_id: str | None = None
+    run_id: str | None = None
+
+    def key(self) -> str:
+        return "\x1f".join([self.user_id, self.agent_id or "", self.run_id or ""])
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message of a conversation, stored exactly as given."""
+
+    id: str  # e.g. LoCoMo "D3:7", or a stable generated id
+    session: str  # session label, e.g. "3"
+    position: int  # index of the turn within its session
+    speaker: str
+    text: str
+    timestamp: str | None = None  # the session's (or message's) time, as given
+    image_caption: str | None = None
+
+
+@dataclass(frozen=True)
+class Context:
+    """An immutable window of turns (paper §4.1), rendered with its DATE line."""
+
+    id: str
+    session: str
+    position: int  # index of the window within its session
+    turn_ids: tuple[str, ...]
+    date: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Fact:
+    """An atomic statement extracted from one context; a search key (anchor)."""
+
+    id: str
+    context_id: str
+    text: str
+    source: FactSource = "llm"
+
+
+@dataclass(frozen=True)
+class Event:
+    """A narrative integrated from a cluster of facts of several contexts (paper §4.2)."""
+
+    id: str
+    text: str
+    fact_ids: tuple[str, ...]
+    source: EventSource = "llm"
+
+
+@dataclass(frozen=True)
+class FactHit:
+    fact: Fact
+    score: float
+
+
+@dataclass(frozen=True)
+class ContextHit:
+    """A retrieved context with the anchors that led to it (provenance)."""
+
+    context: Context
+    score: float
+    anchors: tuple[FactHit, ...] = ()
+    via_events: tuple[str, ...] = ()  # ids of events whose source facts lead here
+
+
+@dataclass(frozen=True)
+class EventHit:
+    event: Event
+    score: float
+    context_ids: tuple[str, ...] = ()
+    facts: tuple[Fact, ...] = ()
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """M_final = contexts ∪ events, ordered for reading, with provenance."""
+
+    query: str
+    contexts: tuple[ContextHit, ...]
+    events: tuple[EventHit, ...]
+
+    @property
+    def turn_ids(self) -> list[str]:
+        """Turn ids of the retrieved contexts, in reading order, without repeats."""
+        seen: dict[str, None] = {}
+        for hit in self.contexts:
+            for tid in hit.context.turn_ids:
+                seen.setdefault(tid, None)
+        return list(seen)
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    text: str
+    cited_turn_ids: tuple[str, ...]
+    memories: SearchResult
+    model: str | None = None
+
+
+@dataclass
+class Usage:
+    """Token and time accounting for one phase (paper Tables 2 and 4)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cached_calls: int = 0
+    failed_calls: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.seconds += other.seconds
+        self.cached_calls += other.cached_calls
+        self.failed_calls += other.failed_calls
+
+
+@dataclass
+class IngestReport:
+    """What one ``add`` did."""
+
+    turns_added: int = 0
+    contexts_added: int = 0
+    facts_added: int = 0
+    events_added: int = 0
+    clusters_discarded: int = 0
+    clusters_kept: int = 0
+    extractions_failed: int = 0
+    integrations_failed: int = 0
+    llm_calls: int = 0
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Stats:
+    contexts: int
+    facts: int
+    events: int
+    turns: int
+    sessions: int
+    pending_extractions: int
+    failed_extractions: int
+    usage: dict[str, Usage]

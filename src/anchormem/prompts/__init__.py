@@ -1,0 +1,1 @@
+"""Versioned prompt templates, each with the parser (schema) of its expected answer."""
