@@ -112,6 +112,8 @@ class IngestPipeline:
             for context, result in run_bounded(lambda c: extract_with_llm(llm, c), todo, self.concurrency):
                 done += 1
                 report.llm_calls += 1
+                if isinstance(result, LLMUnavailableError):
+                    continue  # not this context's fault: it stays pending; run_bounded raises next
                 if isinstance(result, LLMError):
                     report.extractions_failed += 1
                     self.store.mark_failed(scope, context.id, f"{type(result).__name__}: {result}")

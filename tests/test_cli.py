@@ -1,0 +1,83 @@
+"""The command line: commands, JSON output, one-line errors with non-zero exits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from anchormem.cli.main import build_parser, main
+from tests.fixtures import locomo_sample, write_locomo
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def base(tmp_path: Path) -> list[str]:
+    return ["--store", str(tmp_path / "cli.db"), "--embed-backend", "hash", "--quiet"]
+
+
+def test_add_search_stats_list_get(capsys: pytest.CaptureFixture[str], tmp_path: Path, base: list[str]) -> None:
+    path = write_locomo(tmp_path / "c.json")
+    code, out, _ = run(capsys, "add", str(path), "--user", "u", "--sample", "conv-1", "--json", *base)
+    assert code == 0 and json.loads(out)["contexts_added"] == 5
+    code, out, _ = run(capsys, "search", "name of Ana's dog", "--user", "u", "--json", *base)
+    result = json.loads(out)
+    assert code == 0 and "D1:1" in result["turn_ids"] and result["contexts"][0]["context"]["turn_ids"]
+    code, out, _ = run(capsys, "search", "name of Ana's dog", "--user", "u", *base)
+    assert code == 0 and "DATE: 1:56 pm on 8 May, 2023" in out and "turns D1:" in out
+    code, out, _ = run(capsys, "stats", "--user", "u", *base)
+    assert code == 0 and "contexts 5" in out
+    code, out, _ = run(capsys, "list", "contexts", "--user", "u", "--json", *base)
+    contexts = json.loads(out)
+    code, out, _ = run(capsys, "get", contexts[0]["id"], "--user", "u", *base)
+    assert code == 0 and contexts[0]["id"] in out
+    code, out, _ = run(capsys, "users", *base)
+    assert out.strip() == "u"
+
+
+@pytest.mark.parametrize("argv", [
+    ["search", "x", "--user", "ghost"],
+    ["add", "/no/such/file.json", "--user", "u"],
+    ["answer", "what?", "--user", "ghost"],
+    ["get", "c-123", "--user", "ghost"],
+])
+def test_errors_are_one_line_with_non_zero_exit(capsys: pytest.CaptureFixture[str], base: list[str],
+                                                 argv: list[str]) -> None:
+    code, out, err = run(capsys, *argv, *base)
+    assert code == 1 and out == ""
+    assert err.startswith("anchormem: error: ") and err.count("\n") == 1
+
+
+def test_answer_without_llm_explains_configuration(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                    base: list[str]) -> None:
+    run(capsys, "add", str(write_locomo(tmp_path / "c.json")), "--user", "u", "--sample", "conv-1", *base)
+    code, _, err = run(capsys, "answer", "Who is Pico?", "--user", "u", *base)
+    assert code == 1 and "ANCHORMEM_LLM_BASE_URL" in err
+
+
+def test_all_samples(capsys: pytest.CaptureFixture[str], tmp_path: Path, base: list[str]) -> None:
+    path = write_locomo(tmp_path / "c.json", [locomo_sample("a"), locomo_sample("b")])
+    code, out, _ = run(capsys, "add", str(path), "--user", "u", "--all-samples", "--json", *base)
+    assert code == 0 and set(json.loads(out)) == {"a", "b"}
+    code, out, _ = run(capsys, "stats", "--user", "u", "--run", "b", "--json", *base)
+    assert json.loads(out)["turns"] == 9
+
+
+def test_demo_runs_offline(capsys: pytest.CaptureFixture[str], base: list[str]) -> None:
+    code, out, _ = run(capsys, "demo", *base)
+    assert code == 0
+    assert "offline (no LLM configured)" in out and "=== What is Tomás allergic to?" in out
+    assert "turns D3:" in out and "DATE: 8:05 pm on 2 May, 2024" in out
+
+
+def test_every_command_has_help() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name, p in sub.choices.items():  # type: ignore[union-attr]
+        assert p.format_help().startswith("usage: anchormem " + name)

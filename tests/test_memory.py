@@ -1,0 +1,151 @@
+"""The Memory facade end to end on small fixtures, with fakes for the embedder and the LLM."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from anchormem.config import Settings
+from anchormem.embed.hashing import HashEmbedder
+from anchormem.errors import InputError, LLMNotConfiguredError, LLMUnavailableError, NotFoundError
+from anchormem.llm.fake import FakeLLM
+from anchormem.memory import Memory
+from tests.conftest import llm_responder
+from tests.fixtures import SESSION_1, locomo_sample, messages, write_locomo
+
+
+def test_offline_add_and_search_with_provenance(memory: Memory, tmp_path: Path) -> None:
+    path = write_locomo(tmp_path / "conv.json")
+    report = memory.add(path, user_id="ana", sample="conv-1")
+    assert report.turns_added == 9 and report.contexts_added == 5 and report.facts_added > 0
+    result = memory.search("What is the name of Ana's dog?", user_id="ana")
+    assert 0 < len(result.contexts) <= 10
+    assert "D1:1" in result.turn_ids
+    for hit in result.contexts:
+        assert hit.context.text.startswith("DATE: ")
+        for anchor in hit.anchors:
+            assert anchor.fact.context_id == hit.context.id
+    stored = {c.id: c for c in memory.list("contexts", user_id="ana")}  # type: ignore[union-attr]
+    assert all(h.context == stored[h.context.id] for h in result.contexts)
+
+
+def test_re_adding_the_same_turns_creates_nothing(memory: Memory, tmp_path: Path) -> None:
+    path = write_locomo(tmp_path / "conv.json")
+    memory.add(path, user_id="ana", sample="conv-1")
+    before = memory.stats(user_id="ana")
+    again = memory.add(path, user_id="ana", sample="conv-1")
+    after = memory.stats(user_id="ana")
+    assert (again.turns_added, again.contexts_added, again.facts_added, again.events_added) == (0, 0, 0, 0)
+    assert (before.contexts, before.facts, before.events, before.turns) == (
+        after.contexts, after.facts, after.events, after.turns)
+
+
+def test_user_scopes_never_leak(memory: Memory) -> None:
+    memory.add(messages([("Ana", "My secret pet is a lizard called Zorro.")]), user_id="ana")
+    memory.add(messages([("Bo", "I keep bees on my roof in Lyon.")]), user_id="bo")
+    memory.add(messages([("Bo", "The agent-only note about kayaks.")]), user_id="bo", agent_id="helper")
+    for query in ("lizard Zorro", "bees roof Lyon", "kayaks"):
+        ana = memory.search(query, user_id="ana")
+        assert all("Zorro" in h.context.text for h in ana.contexts)
+        bo = memory.search(query, user_id="bo")
+        assert all("Zorro" not in h.context.text and "kayaks" not in h.context.text for h in bo.contexts)
+    assert all("kayaks" in f.text for f in memory.list("facts", user_id="bo", agent_id="helper"))  # type: ignore
+    with pytest.raises(NotFoundError):
+        memory.search("anything", user_id="nobody")
+
+
+def test_events_are_built_within_one_user_only(memory: Memory) -> None:
+    same = "Ana and Bo both adore long walks by the river at dawn."
+    memory.add(messages([("Ana", same), ("Ana", same + " Really.")]), user_id="ana")
+    memory.add(messages([("Bo", same)]), user_id="bo")
+    ana_facts = {f.id for f in memory.list("facts", user_id="ana")}  # type: ignore[union-attr]
+    for ev in memory.list("events", user_id="ana"):
+        assert set(ev.fact_ids) <= ana_facts  # type: ignore[union-attr]
+
+
+def test_llm_path_extracts_integrates_and_answers(llm_memory: Memory, fake_llm: FakeLLM, tmp_path: Path) -> None:
+    path = write_locomo(tmp_path / "conv.json")
+    report = llm_memory.add(path, user_id="ana", sample="conv-1")
+    facts = llm_memory.list("facts", user_id="ana")
+    assert facts and all(f.source == "llm" for f in facts)  # type: ignore[union-attr]
+    assert report.extractions_failed == 0 and fake_llm.calls >= 5
+    answer = llm_memory.answer("What is the name of Ana's dog?", user_id="ana")
+    assert answer.text == "Pico" and answer.cited_turn_ids == ("D1:1",)
+    usage = llm_memory.stats(user_id="ana").usage
+    assert usage["extraction"].calls == 5 and usage["extraction"].prompt_tokens > 0
+
+
+def test_dead_endpoint_gives_a_clear_error_and_loses_nothing(settings: Settings, tmp_path: Path) -> None:
+    path = write_locomo(tmp_path / "conv.json")
+    dead = FakeLLM(llm_responder, fail_first=10**6)
+    with Memory(settings, embedder=HashEmbedder(), llm=dead) as mem, pytest.raises(LLMUnavailableError) as err:
+        mem.add(path, user_id="ana", sample="conv-1")
+    assert "run the same add again" in str(err.value)
+    alive = FakeLLM(llm_responder)
+    with Memory(settings, embedder=HashEmbedder(), llm=alive) as mem:
+        assert mem.stats(user_id="ana").turns == 9  # the turns and contexts were kept
+        assert mem.stats(user_id="ana").pending_extractions == 5
+        report = mem.add(path, user_id="ana", sample="conv-1")
+        assert report.turns_added == 0 and report.facts_added > 0
+        stats = mem.stats(user_id="ana")
+        assert stats.pending_extractions == 0 and stats.failed_extractions == 0
+
+
+def test_malformed_llm_output_marks_the_context_failed_then_retries(settings: Settings, tmp_path: Path) -> None:
+    path = write_locomo(tmp_path / "conv.json")
+    garbage = FakeLLM(lambda m: "I cannot do that" if "Excerpt:" in m[-1]["content"] else llm_responder(m))
+    with Memory(settings, embedder=HashEmbedder(), llm=garbage) as mem:
+        report = mem.add(path, user_id="ana", sample="conv-1")
+        assert report.extractions_failed == 5
+        assert mem.stats(user_id="ana").failed_extractions == 5
+        assert mem.stats(user_id="ana").contexts == 5
+    with Memory(settings, embedder=HashEmbedder(), llm=FakeLLM(llm_responder)) as mem:
+        report = mem.add(path, user_id="ana", sample="conv-1")
+        assert report.facts_added > 0 and mem.stats(user_id="ana").failed_extractions == 0
+
+
+def test_precomputed_facts_and_events_attach(memory: Memory, tmp_path: Path) -> None:
+    path = write_locomo(tmp_path / "conv.json")
+    facts = tmp_path / "facts.jsonl"
+    facts.write_text("\n".join(json.dumps(r) for r in [
+        {"sample_id": "conv-1", "dia_ids": ["D1:1", "D1:2", "D1:3"], "facts": ["Ana adopted a dog named Pico."]},
+        {"sample_id": "conv-1", "dia_ids": ["D2:1", "D2:2", "D2:3"], "facts": ["Ben played a cello recital."]},
+        {"sample_id": "other", "dia_ids": ["D1:1", "D1:2", "D1:3"], "facts": ["Not this one."]},
+    ]))
+    events = tmp_path / "events.jsonl"
+    events.write_text(json.dumps({"sample_id": "conv-1", "event": "Ana adopted Pico while Ben took up the cello.",
+                                  "source_facts": ["Ana adopted a dog named Pico.", "Ben played a cello recital."]}))
+    memory.add(path, user_id="ana", sample="conv-1", facts=facts, events=events)
+    by_source = {f.text: f.source for f in memory.list("facts", user_id="ana")}  # type: ignore[union-attr]
+    assert by_source["Ana adopted a dog named Pico."] == "pack"
+    assert "Not this one." not in by_source
+    assert {s for s in by_source.values()} == {"pack", "offline"}  # contexts without pack facts: offline
+    (event,) = memory.list("events", user_id="ana")
+    assert event.source == "pack" and len(event.fact_ids) == 2  # type: ignore[union-attr]
+    result = memory.search("Who adopted Pico?", user_id="ana")
+    assert result.events and set(result.events[0].context_ids) <= {h.context.id for h in result.contexts} | set(
+        result.events[0].context_ids)
+
+
+def test_answer_without_llm_says_how_to_configure(memory: Memory) -> None:
+    memory.add(messages(SESSION_1), user_id="ana")
+    with pytest.raises(LLMNotConfiguredError, match="ANCHORMEM_LLM_BASE_URL"):
+        memory.answer("What is the dog's name?", user_id="ana")
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "x" * 20_000])
+def test_bad_queries_are_rejected(memory: Memory, bad: str) -> None:
+    memory.add(messages(SESSION_1), user_id="ana")
+    with pytest.raises(InputError):
+        memory.search(bad, user_id="ana")
+
+
+def test_file_with_several_samples_needs_one_picked(memory: Memory, tmp_path: Path) -> None:
+    path = write_locomo(tmp_path / "two.json", [locomo_sample("a"), locomo_sample("b")])
+    with pytest.raises(InputError, match="holds 2 conversations"):
+        memory.add(path, user_id="u")
+    reports = memory.add_all(path, user_id="u")
+    assert set(reports) == {"a", "b"}
+    assert memory.stats(user_id="u", run_id="a").turns == 9
