@@ -217,9 +217,10 @@ class Memory:
         return result
 
     def answer(self, question: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None,
-               k: int | None = None, variant: str | None = None) -> Answer:
-        """Answer from memory with the reader LLM; the answer cites the turn ids it drew on."""
-        llm = self._require_llm("answering")
+               k: int | None = None, variant: str | None = None, reader: LLM | None = None) -> Answer:
+        """Answer from memory with the reader LLM (``reader``, else the configured LLM);
+        the answer cites the turn ids it drew on."""
+        llm = reader or self._require_llm("answering")
         memories = self.search(question, user_id=user_id, agent_id=agent_id, run_id=run_id, k=k, variant=variant)
         reader = self.accounting.wrap(llm, "answering")
         text, cited = complete_parsed(reader, answer_prompt.build(render_memories(memories), question),

@@ -90,6 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="build a memory from a shipped conversation and query it")
     p.add_argument("--keep", action="store_true", help="keep the demo store (default: a temporary one)")
     _common(p)
+
+    from anchormem.cli import eval_cmd
+
+    eval_cmd.register(sub, _common)
     return parser
 
 
@@ -158,6 +162,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        handler = getattr(args, "handler", None)
+        if handler is not None:  # commands that build their own memories (eval)
+            result = handler(args)
+            if result is not None:
+                print(json.dumps(output.to_jsonable(result), indent=2, ensure_ascii=False) if args.json
+                      else output.to_text(result))
+            return 0
         with Memory(settings_from(args)) as mem:
             result = COMMANDS[args.command](mem, args)
             if result is not None:

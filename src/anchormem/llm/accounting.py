@@ -1,0 +1,84 @@
+"""Per-phase accounting of LLM use (calls, tokens, seconds), as in the paper's
+Tables 2 and 4. Wrap an LLM once per phase; every call through the wrapper is
+recorded under that phase."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+
+from anchormem.llm.protocol import LLM, Completion, CompletionParams, Message
+from anchormem.model import Usage
+
+
+class Accounting:
+    """Thread-safe usage counters, one :class:`~anchormem.model.Usage` per phase.
+
+    Token counts include calls answered from the response cache (they are the cost of
+    the method; ``cached_calls`` says how many of the calls were free). ``seconds`` is
+    wall time spent waiting, failed calls included.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._phases: dict[str, Usage] = {}
+
+    def wrap(self, llm: LLM, phase: str) -> LLM:
+        """An LLM that forwards to ``llm`` and records every call under ``phase``."""
+        return AccountedLLM(llm, self, phase)
+
+    def record(self, phase: str, completion: Completion | None, seconds: float) -> None:
+        """Record one call; ``completion=None`` records a failed call."""
+        one = Usage(calls=1, seconds=seconds)
+        if completion is None:
+            one.failed_calls = 1
+        else:
+            one.prompt_tokens = completion.prompt_tokens
+            one.completion_tokens = completion.completion_tokens
+            one.cached_calls = 1 if completion.cached else 0
+        with self._lock:
+            self._phases.setdefault(phase, Usage()).add(one)
+
+    def usage(self, phase: str) -> Usage:
+        """A copy of one phase's usage (zeros for an unknown phase)."""
+        with self._lock:
+            return replace(self._phases.get(phase, Usage()))
+
+    def snapshot(self) -> dict[str, Usage]:
+        """Copies of every phase's usage."""
+        with self._lock:
+            return {name: replace(u) for name, u in self._phases.items()}
+
+    def total(self) -> Usage:
+        total = Usage()
+        for usage in self.snapshot().values():
+            total.add(usage)
+        return total
+
+    def reset(self) -> None:
+        with self._lock:
+            self._phases.clear()
+
+
+class AccountedLLM:
+    """An LLM that records its calls into an :class:`Accounting` under one phase."""
+
+    def __init__(self, inner: LLM, accounting: Accounting, phase: str) -> None:
+        self._inner = inner
+        self._accounting = accounting
+        self.phase = phase
+
+    @property
+    def model(self) -> str:
+        return self._inner.model
+
+    def complete(self, messages: list[Message], params: CompletionParams | None = None) -> Completion:
+        started = time.monotonic()
+        try:
+            completion = self._inner.complete(messages, params)
+        except Exception:
+            self._accounting.record(self.phase, None, time.monotonic() - started)
+            raise
+        self._accounting.record(self.phase, completion, time.monotonic() - started)
+        return completion

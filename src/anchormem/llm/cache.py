@@ -1,0 +1,142 @@
+"""A persistent response cache around any LLM: one SQLite file, keyed by
+sha256 of (model, messages, params). Re-runs become free, and a cache file doubles
+as a recording of responses for tests."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Self
+
+from anchormem.errors import StoreError
+from anchormem.llm.keys import cache_key, canonical_json, request_payload
+from anchormem.llm.protocol import LLM, Completion, CompletionParams, Message
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    request TEXT NOT NULL,
+    response TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    response_model TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+class CachedLLM:
+    """An :class:`~anchormem.llm.protocol.LLM` that answers repeated requests from
+    ``path``. Thread-safe. A hit returns the stored completion with ``cached=True``
+    (its token counts are those of the original call); failures are never cached."""
+
+    def __init__(self, inner: LLM, path: Path) -> None:
+        self._inner = inner
+        self._path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(self._path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.execute(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open the LLM response cache {self._path}: {exc}") from exc
+
+    @property
+    def model(self) -> str:
+        return self._inner.model
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    @property
+    def inner(self) -> LLM:
+        return self._inner
+
+    def complete(self, messages: list[Message], params: CompletionParams | None = None) -> Completion:
+        model = self._inner.model
+        key = cache_key(model, messages, params)
+        started = time.monotonic()
+        hit = self._get(key)
+        if hit is not None:
+            return replace(hit, cached=True, seconds=time.monotonic() - started)
+        completion = self._inner.complete(messages, params)
+        request = canonical_json(request_payload(model, messages, params))
+        self._put(key, model, request, completion)
+        return completion
+
+    def __len__(self) -> int:
+        return int(self._query("SELECT COUNT(*) FROM responses")[0][0])
+
+    def forget_containing(self, text: str) -> int:
+        """Delete every cached exchange whose request or response contains ``text``;
+        returns how many were deleted."""
+        if not text:
+            return 0
+        escaped = json.dumps(text, ensure_ascii=False)[1:-1]  # as it appears inside the stored JSON
+        return self._run(
+            "DELETE FROM responses WHERE instr(request, ?) > 0 OR instr(request, ?) > 0 OR instr(response, ?) > 0",
+            (text, escaped, text),
+        )
+
+    def clear(self) -> int:
+        """Delete every cached exchange; returns how many were deleted."""
+        return self._run("DELETE FROM responses")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _get(self, key: str) -> Completion | None:
+        rows = self._query(
+            "SELECT response, prompt_tokens, completion_tokens, response_model FROM responses WHERE key = ?",
+            (key,),
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        return Completion(text=row[0], prompt_tokens=row[1], completion_tokens=row[2], model=row[3])
+
+    def _put(self, key: str, model: str, request: str, completion: Completion) -> None:
+        self._run(
+            "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                model,
+                request,
+                completion.text,
+                completion.prompt_tokens,
+                completion.completion_tokens,
+                completion.model,
+                time.time(),
+            ),
+        )
+
+    def _query(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            try:
+                return list(self._db.execute(sql, args).fetchall())
+            except sqlite3.Error as exc:
+                raise StoreError(f"LLM response cache {self._path}: {exc}") from exc
+
+    def _run(self, sql: str, args: tuple[object, ...] = ()) -> int:
+        """Execute a statement; returns the number of rows it changed."""
+        with self._lock:
+            try:
+                return int(self._db.execute(sql, args).rowcount)
+            except sqlite3.Error as exc:
+                raise StoreError(f"LLM response cache {self._path}: {exc}") from exc
