@@ -1,0 +1,140 @@
+"""all-MiniLM-L6-v2 run with onnxruntime: the fast runtime for single queries.
+
+The model is exported to ONNX once (see :mod:`anchormem.embed.onnx_export`) with the
+mean pooling and L2 normalisation inside the graph; texts are tokenised with the
+package's ``tokenizer.json`` (truncated to 256 tokens, padded to the longest in a
+batch), exactly as sentence-transformers does. Everything loads on first use.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from anchormem.embed.bundled import MINILM_DIM, MODEL_NAME, max_seq_length, minilm_model_dir
+from anchormem.embed.onnx_export import INPUT_NAMES, OUTPUT_NAME, ensure_onnx
+from anchormem.embed.protocol import Vectors
+from anchormem.embed.vectors import batches, empty_vectors, l2_normalize
+from anchormem.errors import EmbeddingError
+
+if TYPE_CHECKING:
+    import tokenizers
+
+
+@dataclass
+class _Runtime:
+    session: Any  # onnxruntime.InferenceSession (onnxruntime ships no type hints)
+    tokenizer: tokenizers.Tokenizer
+
+
+class OnnxMiniLMEmbedder:
+    """all-MiniLM-L6-v2 via onnxruntime on CPU; the same vectors as :class:`MiniLMEmbedder`.
+
+    ``threads`` sets onnxruntime's intra-op threads (1 gives the lowest single-query
+    latency on a 2-core machine; more helps large batches). ``cache_dir`` holds the
+    ONNX export (default ``~/.cache/anchormem/onnx``).
+    """
+
+    def __init__(
+        self,
+        batch_size: int = 64,
+        model_dir: str | Path | None = None,
+        cache_dir: str | Path | None = None,
+        threads: int = 1,
+    ) -> None:
+        self._batch_size = max(1, batch_size)
+        self._model_dir = Path(model_dir) if model_dir is not None else None
+        self._cache_dir = Path(cache_dir).expanduser() if cache_dir is not None else None
+        self._threads = max(1, threads)
+        self._runtime: _Runtime | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return MODEL_NAME
+
+    @property
+    def dim(self) -> int:
+        return MINILM_DIM
+
+    def load(self) -> None:
+        """Export (if needed) and load the model now instead of on the first :meth:`embed`."""
+        self._load()
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return empty_vectors(self.dim)
+        runtime = self._load()
+        parts = [self._embed_batch(runtime, list(batch)) for batch in batches(texts, self._batch_size)]
+        return l2_normalize(np.concatenate(parts, axis=0))
+
+    def _embed_batch(self, runtime: _Runtime, texts: list[str]) -> Vectors:
+        try:
+            encodings = runtime.tokenizer.encode_batch(texts)
+            feeds = {
+                "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+                "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+            }
+            (out,) = runtime.session.run([OUTPUT_NAME], feeds)
+        except Exception as exc:  # onnxruntime/tokenizers errors; translate at this boundary
+            raise EmbeddingError(f"{MODEL_NAME} (onnxruntime) failed to embed: {exc}") from exc
+        return np.asarray(out, dtype=np.float32)
+
+    def _load(self) -> _Runtime:
+        with self._lock:
+            if self._runtime is None:
+                model_dir = self._model_dir or minilm_model_dir()
+                tokenizer = _load_tokenizer(model_dir)
+                self._runtime = _Runtime(self._open_session(model_dir), tokenizer)
+            return self._runtime
+
+    def _open_session(self, model_dir: Path) -> Any:
+        try:
+            import onnxruntime as ort
+        except ImportError as exc:
+            raise EmbeddingError(
+                "the ONNX MiniLM backend needs onnxruntime: pip install onnxruntime"
+            ) from exc
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self._threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        path = ensure_onnx(model_dir, self._cache_dir)
+        try:
+            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception:  # a truncated or stale cache file: export again, once
+            path.unlink(missing_ok=True)
+            path = ensure_onnx(model_dir, self._cache_dir)
+            try:
+                session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            except Exception as exc:
+                raise EmbeddingError(f"onnxruntime cannot load {path}: {exc}") from exc
+        names = {i.name for i in session.get_inputs()}
+        if names != set(INPUT_NAMES):
+            raise EmbeddingError(f"{path} has unexpected inputs {sorted(names)}; delete it to re-export")
+        return session
+
+
+def _load_tokenizer(model_dir: Path) -> tokenizers.Tokenizer:
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise EmbeddingError("the ONNX MiniLM backend needs tokenizers: pip install tokenizers") from exc
+    path = model_dir / "tokenizer.json"
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:  # tokenizers raises plain Exception subclasses
+        raise EmbeddingError(f"cannot load the tokenizer {path}: {exc}") from exc
+    # tokenizer.json ships with truncation 128 and fixed padding 128; sentence-transformers
+    # truncates at max_seq_length (256) and pads to the longest text of the batch.
+    tokenizer.enable_truncation(max_length=max_seq_length(model_dir), strategy="longest_first")
+    tokenizer.enable_padding(pad_id=0, pad_type_id=0, pad_token="[PAD]", direction="right")
+    return tokenizer

@@ -1,0 +1,160 @@
+"""An embedder for any OpenAI-compatible ``/v1/embeddings`` endpoint (OpenAI, vLLM,
+Ollama, llama.cpp server, LiteLLM, text-embeddings-inference)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any, Self
+
+import httpx
+import numpy as np
+
+from anchormem.embed.protocol import Vectors
+from anchormem.embed.vectors import batches, empty_vectors, l2_normalize
+from anchormem.errors import ConfigError, EmbeddingError
+
+_RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+
+
+def embeddings_url(base_url: str) -> str:
+    """``http://host:8000``, ``http://host:8000/v1`` and the full URL all map to
+    ``http://host:8000/v1/embeddings``."""
+    url = base_url.strip().rstrip("/")
+    if not url.startswith(("http://", "https://")):
+        raise ConfigError(f"embedding base URL must start with http:// or https://, got {base_url!r}")
+    if url.endswith("/embeddings"):
+        return url
+    if not url.endswith("/v1"):
+        url += "/v1"
+    return url + "/embeddings"
+
+
+class OpenAIEmbedder:
+    """Embeds through ``POST {base_url}/v1/embeddings`` in batches; vectors are L2-normalised.
+
+    ``dim`` may be given up front; otherwise it is learned from the first answer (reading
+    :attr:`dim` before any :meth:`embed` call sends one short probe request).
+    Transient failures (connection errors, timeouts, HTTP 408/429/5xx) are retried
+    ``max_retries`` times; then :class:`EmbeddingError` names the URL.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        batch_size: int = 64,
+        timeout: float = 30.0,
+        max_retries: int = 2,
+        dim: int | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if not model:
+            raise ConfigError("the openai embedding backend needs a model name")
+        self._url = embeddings_url(base_url)
+        self._model = model
+        self._batch_size = max(1, batch_size)
+        self._max_retries = max(0, max_retries)
+        self._dim = dim
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(timeout=timeout, headers=headers, transport=transport)
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._model
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self.embed(["dimension probe"])
+        assert self._dim is not None
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return empty_vectors(self._dim or 0)
+        parts = [self._embed_batch(list(batch)) for batch in batches(texts, self._batch_size)]
+        return l2_normalize(np.concatenate(parts, axis=0))
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _embed_batch(self, texts: list[str]) -> Vectors:
+        # some servers reject empty inputs; a single space embeds to the same "nothing"
+        inputs = [t if t else " " for t in texts]
+        data = self._post({"model": self._model, "input": inputs, "encoding_format": "float"})
+        vectors = _parse_vectors(data, len(texts), self._url)
+        with self._lock:
+            if self._dim is None:
+                self._dim = vectors.shape[1]
+        if vectors.shape[1] != self._dim:
+            raise EmbeddingError(
+                f"embedding endpoint {self._url} returned {vectors.shape[1]}-dim vectors, "
+                f"expected {self._dim}"
+            )
+        return vectors
+
+    def _post(self, body: dict[str, Any]) -> Any:
+        for attempt in range(self._max_retries + 1):
+            last = attempt == self._max_retries
+            try:
+                response = self._client.post(self._url, json=body)
+            except httpx.HTTPError as exc:
+                if last:
+                    raise EmbeddingError(
+                        f"embedding endpoint {self._url} unreachable: {type(exc).__name__}: {exc}"
+                    ) from exc
+            else:
+                if response.status_code < 400:
+                    try:
+                        return response.json()
+                    except ValueError as exc:
+                        raise EmbeddingError(
+                            f"embedding endpoint {self._url} answered with non-JSON: "
+                            f"{_snippet(response.text)}"
+                        ) from exc
+                if last or response.status_code not in _RETRY_STATUS:
+                    raise EmbeddingError(
+                        f"embedding endpoint {self._url} failed: HTTP {response.status_code} "
+                        f"{_snippet(response.text)}"
+                    )
+            time.sleep(min(4.0, 0.25 * 2**attempt))
+        # not reached: the last attempt returns or raises
+        raise EmbeddingError(f"embedding endpoint {self._url} failed")
+
+
+def _parse_vectors(data: Any, expected: int, url: str) -> Vectors:
+    try:
+        items = sorted(data["data"], key=lambda item: int(item.get("index", 0)))
+        rows = [item["embedding"] for item in items]
+        matrix = np.asarray(rows, dtype=np.float32)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise EmbeddingError(
+            f"embedding endpoint {url} answered with unexpected JSON: {_snippet(str(data))}"
+        ) from exc
+    if matrix.ndim != 2 or matrix.shape[0] != expected or matrix.shape[1] == 0:
+        raise EmbeddingError(
+            f"embedding endpoint {url} returned {matrix.shape[0] if matrix.ndim else 0} vectors "
+            f"for {expected} texts"
+        )
+    if not np.isfinite(matrix).all():
+        raise EmbeddingError(f"embedding endpoint {url} returned non-finite values")
+    return matrix
+
+
+def _snippet(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
