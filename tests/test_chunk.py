@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -50,6 +52,6 @@ def test_every_turn_is_in_some_window_and_neighbours_share_one(n: int) -> None:
     ctx = chunk_session(Scope("u"), _turns(n))
     covered = {t for c in ctx for t in c.turn_ids}
     assert covered == {f"D1:{i + 1}" for i in range(n)}
-    for a, b in zip(ctx, ctx[1:], strict=False):
+    for a, b in itertools.pairwise(ctx):
         assert a.turn_ids[-1] == b.turn_ids[0]
     assert all(1 <= len(c.turn_ids) <= 3 for c in ctx)

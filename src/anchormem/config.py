@@ -122,9 +122,10 @@ class Settings:
         if unknown:
             raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
         settings = cls()
-        for key in ("store", "cache"):
-            if key in data:
-                settings = replace(settings, **{key: str(data[key])})
+        if "store" in data:
+            settings = replace(settings, store=str(data["store"]))
+        if "cache" in data:
+            settings = replace(settings, cache=str(data["cache"]))
         llm = data.get("llm") or {}
         if llm:
             if not llm.get("base_url") or not llm.get("model"):

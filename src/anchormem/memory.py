@@ -3,6 +3,7 @@ ingest lives in :mod:`anchormem.ingest`, retrieval in :mod:`anchormem.query`."""
 
 from __future__ import annotations
 
+import builtins
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -233,14 +234,30 @@ class Memory:
     # -- inspect -------------------------------------------------------------------------------------------
 
     def list(self, kind: str, *, user_id: str, agent_id: str | None = None,
-             run_id: str | None = None) -> list[Turn] | list[Context] | list[Fact] | list[Event]:
+             run_id: str | None = None) -> Sequence[Turn | Context | Fact | Event]:
         """All ``turns``, ``contexts``, ``facts`` or ``events`` of a user's memory."""
         scope = self._existing(user_id, agent_id, run_id)
-        readers = {"turns": self.store.turns, "contexts": self.store.contexts, "facts": self.store.facts,
-                   "events": self.store.events}
-        if kind not in readers:
-            raise InputError(f"unknown kind {kind!r}; choose turns, contexts, facts or events")
-        return readers[kind](scope)  # type: ignore[operator,no-any-return]
+        if kind == "turns":
+            return self.store.turns(scope)
+        if kind == "contexts":
+            return self.store.contexts(scope)
+        if kind == "facts":
+            return self.store.facts(scope)
+        if kind == "events":
+            return self.store.events(scope)
+        raise InputError(f"unknown kind {kind!r}; choose turns, contexts, facts or events")
+
+    def contexts(self, *, user_id: str, agent_id: str | None = None,
+                 run_id: str | None = None) -> builtins.list[Context]:
+        return self.store.contexts(self._existing(user_id, agent_id, run_id))
+
+    def facts(self, *, user_id: str, agent_id: str | None = None,
+              run_id: str | None = None) -> builtins.list[Fact]:
+        return self.store.facts(self._existing(user_id, agent_id, run_id))
+
+    def events(self, *, user_id: str, agent_id: str | None = None,
+               run_id: str | None = None) -> builtins.list[Event]:
+        return self.store.events(self._existing(user_id, agent_id, run_id))
 
     def get(self, record_id: str, *, user_id: str, agent_id: str | None = None,
             run_id: str | None = None) -> Turn | Context | Fact | Event:
@@ -263,7 +280,7 @@ class Memory:
                      failed_extractions=sum(s.status == "failed" for s in states),
                      usage=self.store.usage(scope))
 
-    def users(self) -> list[Scope]:
+    def users(self) -> builtins.list[Scope]:
         return self.store.scopes()
 
     def _existing(self, user_id: str, agent_id: str | None, run_id: str | None) -> Scope:

@@ -45,8 +45,8 @@ def run_demo(settings: Settings, keep: bool = False, as_json: bool = False, quie
             stats = mem.stats(user_id=DEMO_USER)
             say(f"built {stats.contexts} contexts, {stats.facts} facts, {stats.events} events "
                 f"({report.clusters_discarded} clusters discarded) in {report.seconds:.1f} s\n")
-            contexts = mem.list("contexts", user_id=DEMO_USER)
-            facts = mem.list("facts", user_id=DEMO_USER)
+            contexts = mem.contexts(user_id=DEMO_USER)
+            facts = mem.facts(user_id=DEMO_USER)
             say(f"first context ({contexts[0].id}):\n" + _indent(contexts[0].text))
             say("its anchors:\n" + "\n".join(f"   • {f.text}" for f in facts if f.context_id == contexts[0].id))
             answers: list[dict[str, Any]] = []

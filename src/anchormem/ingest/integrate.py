@@ -38,7 +38,7 @@ def mean_vectors(groups: Sequence[Sequence[int]], vectors: Matrix) -> Matrix:
         return np.zeros((0, vectors.shape[1] if vectors.ndim == 2 else 0), dtype=np.float32)
     out = np.stack([vectors[list(g)].mean(axis=0) for g in groups]).astype(np.float32)
     norms = np.linalg.norm(out, axis=1, keepdims=True)
-    return out / np.where(norms == 0, 1.0, norms)
+    return (out / np.where(norms == 0, 1.0, norms)).astype(np.float32)
 
 
 def attach_events(records: Sequence[tuple[str, Sequence[str]]], facts: Sequence[Fact]) -> tuple[list[Event], int]:

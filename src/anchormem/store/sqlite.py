@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -83,7 +84,7 @@ class SQLiteStore:
                     self._db.execute("ROLLBACK")
                     raise StoreError(f"commit failed on {self.path}: {exc}") from exc
 
-    def _q(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:  # type: ignore[type-arg]
+    def _q(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
             try:
                 return self._db.execute(sql, params).fetchall()
