@@ -151,8 +151,8 @@ class Memory:
         before = self.accounting.snapshot()
         pipeline = IngestPipeline(
             store=self.store, embedder=self.embedder, graph=self.settings.graph,
-            extract_llm=self.accounting.wrap(llm, "extraction") if llm else None,
-            integrate_llm=self.accounting.wrap(llm, "integration") if llm else None,
+            extract_llm=self.accounting.wrap(llm, "extraction") if llm is not None else None,
+            integrate_llm=self.accounting.wrap(llm, "integration") if llm is not None else None,
             concurrency=self.settings.llm.concurrency if self.settings.llm else 1,
             progress=progress or (lambda *_: None))
         try:
@@ -224,8 +224,8 @@ class Memory:
         llm = reader or self._require_llm("answering")
         memories = self.search(question, user_id=user_id, agent_id=agent_id, run_id=run_id, k=k, variant=variant)
         reader = self.accounting.wrap(llm, "answering")
-        text, cited = complete_parsed(reader, answer_prompt.build(render_memories(memories), question),
-                                      answer_prompt.parse)
+        prompt = answer_prompt.build(render_memories(memories, with_turn_ids=True), question)
+        text, cited = complete_parsed(reader, prompt, answer_prompt.parse)
         known = set(memories.turn_ids)
         cited_known = tuple(t for t in dict.fromkeys(cited) if t in known)
         return Answer(question=question, text=text, cited_turn_ids=cited_known, memories=memories,

@@ -64,7 +64,7 @@ def run_demo(settings: Settings, keep: bool = False, as_json: bool = False, quie
                     item["cited_turn_ids"] = list(ans.cited_turn_ids)
                     say(f">> answer: {ans.text}  (cited: {', '.join(ans.cited_turn_ids) or 'none'})")
                 answers.append(item)
-            if not mem.llm:
+            if mem.llm is None:
                 say("\nNo LLM configured: memories are shown without a generated answer. Set "
                     "ANCHORMEM_LLM_BASE_URL and ANCHORMEM_LLM_MODEL to extract facts and answer with an LLM.")
             if keep:

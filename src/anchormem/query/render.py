@@ -1,0 +1,24 @@
+"""Render retrieved memories as the reader prompt's memory block (deterministic)."""
+
+from __future__ import annotations
+
+from anchormem.model import SearchResult
+from anchormem.prompts.answer import label_turns
+
+
+def render_memories(result: SearchResult, *, with_turn_ids: bool = False) -> str:
+    """Contexts as their own text (each starts with its ``DATE:`` line), in the result's reading
+    order, separated by blank lines; then an ``Events:`` section with one numbered event per line.
+
+    ``with_turn_ids`` prefixes each turn line with its id (``[D1:3] Ana said, "..."``) so that a
+    reader can cite the turns it used.
+    """
+    blocks = [
+        label_turns(hit.context.text, hit.context.turn_ids) if with_turn_ids else hit.context.text.strip()
+        for hit in result.contexts
+    ]
+    if result.events:
+        lines = ["Events:"]
+        lines.extend(f"{i}. {' '.join(hit.event.text.split())}" for i, hit in enumerate(result.events, 1))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)

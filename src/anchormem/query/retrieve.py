@@ -1,0 +1,301 @@
+"""Query pipeline: anchors (facts, events) -> contexts, with provenance (paper §4.3 and our recipe).
+
+A *recipe* names how candidate contexts are scored and chosen (``RetrievalSettings.variant``):
+
+- ``paper``: exactly §4.3 — the top ``k_facts`` facts by cosine, mapped to their contexts
+  (deduplicated, in fact order), plus the top ``k_events`` events.
+- ``facts``: facts by cosine mapped to contexts until ``max_contexts`` distinct contexts.
+- ``bm25``: BM25 (stemmed) top contexts; a lexical baseline without anchors or events.
+- ``rrf``: reciprocal rank fusion of the facts' cosine ranking (mapped to contexts) and the
+  contexts' BM25 ranking; a fusion baseline.
+- ``anchormem`` (default): each context gets two signals, the cosine of its best anchor (fact) and
+  BM25 (stemmed) of its text, DATE line included; both are normalised and averaged; contexts are
+  then chosen by maximal marginal relevance over their best anchors' vectors (a context that
+  repeats what a chosen one says gives way to one that adds something), skipping contexts whose
+  turns are all covered. The top events are returned beside.
+- ``anchormem-events``: ``anchormem`` where events also vote for the contexts of their source
+  facts (measured weaker on LoCoMo; kept for the ladder).
+- ``no-events``: ``anchormem`` without events in the result.
+
+Returned contexts are in *reading order*: conversation order (session, then position), i.e. the
+order of ``snapshot.contexts``. Events come best first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from anchormem.config import RetrievalSettings
+from anchormem.errors import ConfigError, InputError
+from anchormem.model import ContextHit, EventHit, FactHit, SearchResult
+from anchormem.query.fuse import order_by_score, rrf
+from anchormem.query.scoring import context_max, expansion_terms, normalise
+from anchormem.query.select import select_diverse, select_ranked
+from anchormem.query.snapshot import ScopeSnapshot
+
+Floats = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How one retrieval variant scores and chooses contexts."""
+
+    mode: str = "hybrid"  # "hybrid" | "rrf" | "paper" | "facts" | "bm25"
+    w_dense: float = 1.0  # cosine of a context's best fact
+    w_lexical: float = 1.0  # BM25 of the context text
+    w_fact_lexical: float = 0.0  # BM25 of a context's best fact
+    w_events: float = 0.0  # events voting for their source facts' contexts
+    expand_facts: int = 0  # query expansion: words of this many best facts (0: off; no gain measured)
+    expand_terms: int = 10
+    expand_weight: float = 0.2
+    mmr_lambda: float = 0.7  # 1.0: plain ranking
+    pool: int = 40  # candidates considered by the selection
+    depth: int = 100  # ranked candidates per signal (rank-based modes)
+    return_events: bool = True
+
+
+RECIPES: dict[str, Recipe] = {
+    "anchormem": Recipe(),
+    "anchormem-events": Recipe(w_events=1.0),
+    "no-events": Recipe(return_events=False),
+    "rrf": Recipe(mode="rrf", return_events=False),
+    "paper": Recipe(mode="paper"),
+    "facts": Recipe(mode="facts", return_events=False),
+    "bm25": Recipe(mode="bm25", return_events=False),
+}
+
+
+def retrieve(
+    snapshot: ScopeSnapshot,
+    query: str,
+    query_vector: npt.NDArray[np.float32],
+    settings: RetrievalSettings,
+) -> SearchResult:
+    """Retrieve the memories for ``query`` with the recipe named by ``settings.variant``."""
+    recipe = RECIPES.get(settings.variant)
+    if recipe is None:
+        raise ConfigError(
+            f"unknown retrieval variant {settings.variant!r}; known: {', '.join(sorted(RECIPES))}"
+        )
+    return retrieve_with(snapshot, query, query_vector, settings, recipe)
+
+
+def retrieve_with(
+    snapshot: ScopeSnapshot,
+    query: str,
+    query_vector: npt.NDArray[np.float32],
+    settings: RetrievalSettings,
+    recipe: Recipe,
+) -> SearchResult:
+    """Retrieve with an explicit :class:`Recipe` (research harnesses use this)."""
+    q = np.asarray(query_vector, dtype=np.float32).ravel()
+    if snapshot.facts and q.shape[0] != snapshot.fact_vectors.shape[1]:
+        raise InputError(
+            f"query vector has dim {q.shape[0]}, facts have dim {snapshot.fact_vectors.shape[1]}"
+        )
+    fact_scores = snapshot.fact_vectors @ q if snapshot.facts else np.zeros(0, np.float32)
+    has_events = bool(snapshot.events) and snapshot.event_vectors.size > 0
+    if has_events and q.shape[0] != snapshot.event_vectors.shape[1]:
+        raise InputError(
+            f"query vector has dim {q.shape[0]}, events have dim {snapshot.event_vectors.shape[1]}"
+        )
+    event_scores = snapshot.event_vectors @ q if has_events else np.zeros(0, np.float32)
+    events = top_rows(event_scores, settings.k_events) if recipe.return_events or recipe.w_events else []
+    limit = settings.max_contexts
+
+    if recipe.mode == "hybrid":
+        chosen, scores = _hybrid(snapshot, query, fact_scores, events, recipe, limit)
+    elif recipe.mode in ("paper", "facts", "rrf", "bm25"):
+        ranked = _ranked(snapshot, query, fact_scores, recipe, settings)
+        scores = {row: 1.0 / (1 + r) for r, row in enumerate(ranked)}
+        paper = recipe.mode == "paper"  # exactly §4.3: no coverage rules
+        chosen = select_ranked(snapshot, ranked, limit, skip_covered=2.0 if paper else 1.0, absorb=not paper)
+    else:
+        raise ConfigError(f"unknown recipe mode {recipe.mode!r}")
+    anchors_from = top_rows(fact_scores, max(settings.k_facts, recipe.depth))
+    return _build_result(
+        snapshot, query, chosen, scores, fact_scores, anchors_from, events if recipe.return_events else []
+    )
+
+
+def top_rows(scores: npt.NDArray[np.floating], k: int) -> list[tuple[int, float]]:
+    """The ``k`` best rows, best first; ties broken by lower row."""
+    n = scores.shape[0]
+    if k <= 0 or n == 0:
+        return []
+    part = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
+    order = part[np.lexsort((part, -scores[part]))]
+    return [(int(i), float(scores[i])) for i in order]
+
+
+def contexts_of(snapshot: ScopeSnapshot, fact_rows: list[int]) -> list[int]:
+    """Context rows of the given facts, deduplicated, in first-appearance order."""
+    fact_context = snapshot.fact_context
+    seen: dict[int, None] = {}
+    for f in fact_rows:
+        row = int(fact_context[f])
+        if row >= 0:
+            seen.setdefault(row, None)
+    return list(seen)
+
+
+# -- the default recipe -----------------------------------------------------------------------------
+
+
+def _hybrid(
+    snapshot: ScopeSnapshot,
+    query: str,
+    fact_scores: npt.NDArray[np.floating],
+    events: list[tuple[int, float]],
+    recipe: Recipe,
+    limit: int,
+) -> tuple[list[int], dict[int, float]]:
+    n = len(snapshot.contexts)
+    if n == 0:
+        return [], {}
+    relevance = np.zeros(n)
+    total = 0.0
+    if recipe.w_dense and snapshot.facts:
+        relevance += recipe.w_dense * normalise(context_max(snapshot, fact_scores))
+        total += recipe.w_dense
+    if recipe.w_lexical:
+        index = snapshot.context_bm25
+        terms = index.query_terms(query)
+        lexical = index.scores_for_terms(terms)
+        if recipe.expand_facts and snapshot.facts:
+            best = [f for f, _ in top_rows(fact_scores, recipe.expand_facts)]
+            extra = [t for t in expansion_terms(snapshot, query, best, recipe.expand_terms) if t not in terms]
+            lexical = lexical + recipe.expand_weight * index.scores_for_terms(extra)
+        relevance += recipe.w_lexical * normalise(lexical)
+        total += recipe.w_lexical
+    if recipe.w_fact_lexical and snapshot.facts:
+        relevance += recipe.w_fact_lexical * normalise(
+            context_max(snapshot, snapshot.fact_bm25.scores(query))
+        )
+        total += recipe.w_fact_lexical
+    if recipe.w_events and events:
+        relevance += recipe.w_events * normalise(_event_votes(snapshot, events, fact_scores))
+        total += recipe.w_events
+    relevance /= max(total, 1e-12)
+    if recipe.mmr_lambda >= 1.0 or not snapshot.facts:
+        chosen = select_ranked(snapshot, order_by_score(dict(enumerate(relevance.tolist()))), limit)
+    else:
+        chosen = select_diverse(
+            snapshot,
+            relevance,
+            _best_anchor_vectors(snapshot, fact_scores),
+            limit,
+            recipe.mmr_lambda,
+            recipe.pool,
+        )
+    return chosen, {row: float(relevance[row]) for row in chosen}
+
+
+def _best_anchor_vectors(
+    snapshot: ScopeSnapshot, fact_scores: npt.NDArray[np.floating]
+) -> npt.NDArray[np.float32]:
+    """Row i: the vector of context i's fact closest to the query (zeros without facts)."""
+    order, starts, rows = snapshot.fact_segments
+    out = np.zeros((len(snapshot.contexts), snapshot.fact_vectors.shape[1]), dtype=np.float32)
+    if order.size == 0:
+        return out
+    values = np.asarray(fact_scores, dtype=np.float64)[order]
+    seg_max = np.maximum.reduceat(values, starts)
+    seg_id = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, order.size]))
+    is_max = values >= seg_max[seg_id]
+    first = np.full(starts.size, -1, dtype=np.int64)
+    hits = np.flatnonzero(is_max)[::-1]  # reversed so the first maximum of each group wins
+    first[seg_id[hits]] = hits
+    out[rows] = snapshot.fact_vectors[order[first]]
+    return out
+
+
+def _event_votes(
+    snapshot: ScopeSnapshot, events: list[tuple[int, float]], fact_scores: npt.NDArray[np.floating]
+) -> Floats:
+    """Per context: the best min(event cosine, source fact cosine) over the top events."""
+    votes = np.full(len(snapshot.contexts), -np.inf)
+    fact_context = snapshot.fact_context
+    for e, score in events:
+        for f in snapshot.event_facts[e]:
+            row = int(fact_context[f])
+            if row >= 0:
+                votes[row] = max(votes[row], min(score, float(fact_scores[f])))
+    return votes
+
+
+# -- rank-based baselines ---------------------------------------------------------------------------
+
+
+def _ranked(
+    snapshot: ScopeSnapshot,
+    query: str,
+    fact_scores: npt.NDArray[np.floating],
+    recipe: Recipe,
+    settings: RetrievalSettings,
+) -> list[int]:
+    if recipe.mode == "paper":
+        return contexts_of(snapshot, [f for f, _ in top_rows(fact_scores, settings.k_facts)])
+    if recipe.mode == "bm25":
+        return [row for row, _ in snapshot.context_bm25.top(query, max(recipe.depth, settings.max_contexts))]
+    dense = contexts_of(snapshot, [f for f, _ in top_rows(fact_scores, recipe.depth)])
+    if recipe.mode == "facts":
+        return dense
+    lexical = [row for row, _ in snapshot.context_bm25.top(query, recipe.depth)]
+    return order_by_score(rrf([(dense, 1.0), (lexical, 1.0)]))
+
+
+# -- result -----------------------------------------------------------------------------------------
+
+
+def _build_result(
+    snapshot: ScopeSnapshot,
+    query: str,
+    chosen: list[int],
+    scores: dict[int, float],
+    fact_scores: npt.NDArray[np.floating],
+    top_facts: list[tuple[int, float]],
+    events: list[tuple[int, float]],
+    max_anchors: int = 3,
+) -> SearchResult:
+    fact_context = snapshot.fact_context
+    anchors: dict[int, list[FactHit]] = {row: [] for row in chosen}
+    for f, score in top_facts:
+        row = int(fact_context[f])
+        if row in anchors and len(anchors[row]) < max_anchors:
+            anchors[row].append(FactHit(snapshot.facts[f], score))
+    for row in chosen:  # a context found lexically still shows its best-matching fact
+        if not anchors[row] and snapshot.context_facts[row]:
+            best = max(snapshot.context_facts[row], key=lambda f: (float(fact_scores[f]), -f))
+            anchors[row].append(FactHit(snapshot.facts[best], float(fact_scores[best])))
+
+    event_hits: list[EventHit] = []
+    via: dict[int, list[str]] = {row: [] for row in chosen}
+    for e, score in events:
+        event = snapshot.events[e]
+        fact_rows = snapshot.event_facts[e]
+        ctx_rows = contexts_of(snapshot, fact_rows)
+        for row in ctx_rows:
+            if row in via:
+                via[row].append(event.id)
+        event_hits.append(
+            EventHit(
+                event=event,
+                score=score,
+                context_ids=tuple(snapshot.contexts[r].id for r in ctx_rows),
+                facts=tuple(snapshot.facts[f] for f in fact_rows),
+            )
+        )
+    hits = tuple(
+        ContextHit(
+            context=snapshot.contexts[row],
+            score=float(scores.get(row, 0.0)),
+            anchors=tuple(anchors[row]),
+            via_events=tuple(via[row]),
+        )
+        for row in sorted(chosen)
+    )
+    return SearchResult(query=query, contexts=hits, events=tuple(event_hits))

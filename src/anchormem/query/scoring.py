@@ -1,0 +1,55 @@
+"""Per-context relevance signals and their normalisation (score fusion)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import numpy.typing as npt
+
+from anchormem.query.lexical import tokenize
+from anchormem.query.snapshot import ScopeSnapshot
+
+Floats = npt.NDArray[np.float64]
+
+
+def context_max(snapshot: ScopeSnapshot, fact_values: npt.NDArray[np.floating]) -> Floats:
+    """Per context, the largest value among its facts (``-inf`` for a context without facts)."""
+    order, starts, has_facts = snapshot.fact_segments
+    out = np.full(len(snapshot.contexts), -np.inf)
+    if order.size:
+        out[has_facts] = np.maximum.reduceat(np.asarray(fact_values, dtype=np.float64)[order], starts)
+    return out
+
+
+def normalise(values: Floats, reference_rank: int = 50) -> Floats:
+    """Map scores to [0, 1]: the best is 1, the ``reference_rank``-th best (and anything lower) 0.
+
+    Anchoring at a deep rank rather than the minimum keeps one signal's long tail from flattening
+    its head; ``-inf`` (no evidence) maps to 0.
+    """
+    n = values.shape[0]
+    if n == 0:
+        return values.astype(np.float64)
+    finite = np.where(np.isfinite(values), values, -1e300)
+    ref = min(reference_rank, n - 1)
+    top = float(finite.max())
+    floor = float(-np.partition(-finite, ref)[ref])
+    if floor < -1e299:
+        floor = float(finite[finite > -1e299].min()) if (finite > -1e299).any() else 0.0
+    span = top - floor
+    if span <= 0.0:
+        return np.where(finite >= top, 1.0, 0.0) if top > -1e299 else np.zeros(n)
+    return np.clip((finite - floor) / span, 0.0, 1.0)
+
+
+def expansion_terms(snapshot: ScopeSnapshot, query: str, fact_rows: list[int], limit: int) -> list[int]:
+    """Query expansion from anchors: the lexical-index terms most common among the best facts that
+    the query does not already contain (facts paraphrase the conversation in its own words)."""
+    index = snapshot.context_bm25
+    asked = set(tokenize(query))
+    counts: Counter[str] = Counter()
+    for f in fact_rows:
+        counts.update(set(tokenize(snapshot.facts[f].text)) - asked)
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [index.vocab[t] for t, _ in ranked if t in index.vocab][:limit]

@@ -1,0 +1,77 @@
+"""Choosing the contexts to hand over: best first, turn coverage aware, optionally diverse (MMR)."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from anchormem.query.snapshot import ScopeSnapshot
+
+
+def select_ranked(
+    snapshot: ScopeSnapshot, ranked: list[int], limit: int, skip_covered: float = 1.0, absorb: bool = True
+) -> list[int]:
+    """Take contexts in the given order until ``limit``, skipping one whose share of already covered
+    turns reaches ``skip_covered`` (windows overlap by a turn; a session's one-turn tail repeats one),
+    and (``absorb``) dropping a chosen context when a later one holds all its turns."""
+    chosen: list[int] = []
+    covered: set[str] = set()
+    for row in ranked:
+        if len(chosen) >= limit:
+            break
+        turns = snapshot.context_turns[row]
+        if turns and len(turns & covered) / len(turns) >= skip_covered:
+            continue
+        chosen = _absorb(snapshot, chosen, row) if absorb else [*chosen, row]
+        covered |= turns
+    return chosen
+
+
+def _absorb(snapshot: ScopeSnapshot, chosen: list[int], row: int) -> list[int]:
+    """``chosen`` plus ``row``, without chosen contexts whose turns ``row`` holds as well (a one-turn
+    tail picked before the window that contains it)."""
+    turns = snapshot.context_turns[row]
+    return [c for c in chosen if not snapshot.context_turns[c] <= turns] + [row]
+
+
+def select_diverse(
+    snapshot: ScopeSnapshot,
+    relevance: npt.NDArray[np.float64],
+    representation: npt.NDArray[np.float32],
+    limit: int,
+    lam: float,
+    pool: int,
+) -> list[int]:
+    """Maximal marginal relevance (Carbonell & Goldstein 1998) over the ``pool`` most relevant contexts.
+
+    ``representation`` row i describes context i (its best-matching anchor's vector), so a context
+    saying again what a chosen one says loses ``(1 - lam) * similarity``. Contexts whose turns are
+    all covered are skipped; a chosen context whose turns a later choice holds is dropped. Ties go to
+    the more relevant, then the earlier context.
+    """
+    n = relevance.shape[0]
+    if n == 0 or limit <= 0:
+        return []
+    size = min(pool, n)
+    cand = np.argpartition(-relevance, size - 1)[:size] if size < n else np.arange(n)
+    cand = cand[np.lexsort((cand, -relevance[cand]))]
+    cand_list = [int(c) for c in cand]
+    rel = relevance[cand]
+    rep = representation[cand]
+    redundancy = np.full(len(cand_list), -np.inf)
+    alive = np.ones(len(cand_list), dtype=bool)
+    chosen: list[int] = []
+    covered: set[str] = set()
+    while len(chosen) < limit and alive.any():
+        value = lam * rel - (1.0 - lam) * np.where(np.isfinite(redundancy), redundancy, 0.0)
+        value = np.where(alive, value, -np.inf)
+        j = int(np.argmax(value))
+        alive[j] = False
+        row = cand_list[j]
+        turns = snapshot.context_turns[row]
+        if turns and turns <= covered:
+            continue
+        chosen = _absorb(snapshot, chosen, row)
+        covered |= turns
+        redundancy = np.maximum(redundancy, rep @ rep[j])
+    return chosen

@@ -1,0 +1,115 @@
+"""Everything of one scope's memory that retrieval needs, plus lazily built derived indexes.
+
+The store layer builds a :class:`ScopeSnapshot`; the indexes (BM25 over contexts and facts, fact ->
+context rows, event -> context rows, turn coverage) are computed on first use and cached on the
+snapshot, so a query costs a few matrix products and sparse row sums.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import numpy.typing as npt
+
+from anchormem.errors import InputError
+from anchormem.model import Context, Event, Fact
+from anchormem.query.lexical import BM25Index
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(eq=False)
+class ScopeSnapshot:
+    """One user's memory as retrieval sees it.
+
+    ``contexts`` are in conversation order (session, then position): reading order follows it.
+    ``fact_vectors`` row i belongs to ``facts[i]``; ``event_vectors`` row j to ``events[j]``.
+    Facts whose context is missing are ignored; event fact ids that are unknown are skipped.
+    """
+
+    contexts: list[Context]
+    facts: list[Fact]
+    fact_vectors: npt.NDArray[np.float32]
+    events: list[Event] = field(default_factory=list)
+    event_vectors: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+
+    def __post_init__(self) -> None:
+        if len(self.fact_vectors) != len(self.facts):
+            raise InputError(f"{len(self.facts)} facts but {len(self.fact_vectors)} fact vectors")
+        if len(self.events) and len(self.event_vectors) != len(self.events):
+            raise InputError(f"{len(self.events)} events but {len(self.event_vectors)} event vectors")
+
+    # -- maps ---------------------------------------------------------------------------------
+    @cached_property
+    def context_row(self) -> dict[str, int]:
+        """Context id -> its row (= reading order)."""
+        return {c.id: i for i, c in enumerate(self.contexts)}
+
+    @cached_property
+    def fact_row(self) -> dict[str, int]:
+        return {f.id: i for i, f in enumerate(self.facts)}
+
+    @cached_property
+    def fact_context(self) -> IntArray:
+        """Row of each fact's context (-1 if the context is not in the snapshot)."""
+        rows = self.context_row
+        return np.asarray([rows.get(f.context_id, -1) for f in self.facts], dtype=np.int64)
+
+    @cached_property
+    def context_facts(self) -> list[list[int]]:
+        """Fact rows of each context."""
+        out: list[list[int]] = [[] for _ in self.contexts]
+        for i, row in enumerate(self.fact_context.tolist()):
+            if row >= 0:
+                out[row].append(i)
+        return out
+
+    @cached_property
+    def fact_segments(self) -> tuple[IntArray, IntArray, IntArray]:
+        """Facts grouped by context for ``np.maximum.reduceat``: (fact rows sorted by context,
+        start of each group, context row of each group)."""
+        ctx = self.fact_context
+        known = np.flatnonzero(ctx >= 0)
+        order = known[np.argsort(ctx[known], kind="stable")]
+        if order.size == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty
+        rows = ctx[order]
+        starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+        return order.astype(np.int64), starts.astype(np.int64), rows[starts].astype(np.int64)
+
+    @cached_property
+    def event_facts(self) -> list[list[int]]:
+        """Fact rows of each event's known source facts."""
+        rows = self.fact_row
+        return [[rows[fid] for fid in e.fact_ids if fid in rows] for e in self.events]
+
+    @cached_property
+    def context_turns(self) -> list[frozenset[str]]:
+        return [frozenset(c.turn_ids) for c in self.contexts]
+
+    # -- lexical indexes ----------------------------------------------------------------------
+    @cached_property
+    def context_bm25(self) -> BM25Index:
+        return BM25Index([c.text for c in self.contexts])  # the DATE line helps dated questions
+
+    @cached_property
+    def fact_bm25(self) -> BM25Index:
+        return BM25Index([f.text for f in self.facts])
+
+    def warm(self) -> None:
+        """Build every derived index now (e.g. right after loading), not on the first query."""
+        for name in (
+            "context_row",
+            "fact_row",
+            "fact_context",
+            "context_facts",
+            "fact_segments",
+            "event_facts",
+            "context_turns",
+            "context_bm25",
+            "fact_bm25",
+        ):
+            getattr(self, name)

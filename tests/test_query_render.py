@@ -1,0 +1,49 @@
+"""The reader's memory block: contexts as written, then events; deterministic."""
+
+from __future__ import annotations
+
+from anchormem.model import Context, ContextHit, Event, EventHit, Fact, FactHit, SearchResult
+from anchormem.query.render import render_memories
+
+
+def _result(with_events: bool = True) -> SearchResult:
+    c1 = Context(
+        "c1", "1", 0, ("D1:1", "D1:2"), "8 May, 2023", 'DATE: 8 May, 2023\nAna said, "Hi."\nBen said, "Hey."'
+    )
+    c2 = Context("c2", "2", 0, ("D2:1",), "9 May, 2023", 'DATE: 9 May, 2023\nAna said, "I got a dog."')
+    f = Fact("f1", "c2", "Ana got a dog.")
+    events = (
+        (EventHit(Event("e1", "Ana  got a dog\nin May.", ("f1",)), 0.5, ("c2",), (f,)),)
+        if with_events
+        else ()
+    )
+    return SearchResult(
+        query="dog?",
+        contexts=(ContextHit(c1, 0.2), ContextHit(c2, 0.9, (FactHit(f, 0.9),))),
+        events=events,
+    )
+
+
+def test_contexts_then_events_section() -> None:
+    text = render_memories(_result())
+    assert text == (
+        'DATE: 8 May, 2023\nAna said, "Hi."\nBen said, "Hey."\n\n'
+        'DATE: 9 May, 2023\nAna said, "I got a dog."\n\n'
+        "Events:\n1. Ana got a dog in May."
+    )
+    assert "Ana got a dog." not in text.split("Events:")[0], "facts are not shown to the reader"
+
+
+def test_no_events_section_without_events_and_empty_result() -> None:
+    assert "Events:" not in render_memories(_result(with_events=False))
+    assert render_memories(SearchResult("q", (), ())) == ""
+
+
+def test_rendering_is_deterministic() -> None:
+    assert render_memories(_result()) == render_memories(_result())
+
+
+def test_turn_ids_label_each_turn_line_for_citations() -> None:
+    text = render_memories(_result(), with_turn_ids=True)
+    assert text.startswith('DATE: 8 May, 2023\n[D1:1] Ana said, "Hi."\n[D1:2] Ben said, "Hey."\n\n')
+    assert '[D2:1] Ana said, "I got a dog."' in text

@@ -1,0 +1,194 @@
+"""Retrieval over small hand-made snapshots (hashing embedder, no model, no shared data)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from anchormem.config import RetrievalSettings
+from anchormem.embed.hashing import HashEmbedder
+from anchormem.errors import ConfigError, InputError
+from anchormem.model import Context, Event, Fact, stable_id
+from anchormem.query.retrieve import RECIPES, retrieve
+from anchormem.query.snapshot import ScopeSnapshot
+
+EMB = HashEmbedder(dim=256)
+
+SESSIONS = {
+    "1": (
+        "8 May, 2023",
+        [
+            ("D1:1", "Ana", "I adopted a dog from the shelter, his name is Pico."),
+            ("D1:2", "Ben", "Congrats! I started learning the cello last month."),
+            ("D1:3", "Ana", "Pico loves the beach, we walked along the coast."),
+            ("D1:4", "Ben", "My cello teacher says I should practice scales."),
+            ("D1:5", "Ana", "I am painting a portrait of Pico for my grandmother."),
+        ],
+    ),
+    "2": (
+        "20 May, 2023",
+        [
+            ("D2:1", "Ben", "I played my first cello recital on Saturday."),
+            ("D2:2", "Ana", "I finished the portrait of Pico and gave it to my grandmother."),
+            ("D2:3", "Ben", "It went well, I played a Bach suite."),
+            ("D2:4", "Ana", "My grandmother hung the painting in her kitchen."),
+        ],
+    ),
+}
+
+FACTS = {  # turn id -> fact text
+    "D1:1": "Ana adopted a dog named Pico from the shelter.",
+    "D1:2": "Ben started learning the cello.",
+    "D1:3": "Ana and Pico walked along the beach.",
+    "D1:4": "Ben's cello teacher told him to practice scales.",
+    "D1:5": "Ana is painting a portrait of Pico for her grandmother.",
+    "D2:1": "Ben played his first cello recital on Saturday.",
+    "D2:2": "Ana gave the finished portrait of Pico to her grandmother.",
+    "D2:3": "Ben played a Bach suite at the recital.",
+    "D2:4": "Ana's grandmother hung the painting in her kitchen.",
+}
+
+
+def build_snapshot(with_events: bool = True) -> ScopeSnapshot:
+    contexts: list[Context] = []
+    facts: list[Fact] = []
+    for session, (date, turns) in SESSIONS.items():
+        for pos, start in enumerate(range(0, len(turns), 2)):
+            window = turns[start : start + 3]
+            text = "\n".join([f"DATE: {date}"] + [f'{spk} said, "{txt}"' for _, spk, txt in window])
+            ctx = Context(
+                stable_id("ctx", session, str(pos)), session, pos, tuple(t for t, _, _ in window), date, text
+            )
+            contexts.append(ctx)
+            owned = window if start == 0 else window[1:]  # each turn's fact in its first window
+            for tid, _, _ in owned:
+                facts.append(Fact(stable_id("fact", ctx.id, tid), ctx.id, FACTS[tid], "pack"))
+    vectors = EMB.embed([f.text for f in facts])
+    events: list[Event] = []
+    if with_events:
+        by_text = {f.text: f.id for f in facts}
+        portrait = (FACTS["D1:5"], FACTS["D2:2"], FACTS["D2:4"])
+        cello = (FACTS["D1:2"], FACTS["D2:1"])
+        events = [
+            Event(
+                "evt-portrait",
+                "Ana painted a portrait of Pico and gave it to her grandmother, who hung it.",
+                tuple(by_text[t] for t in portrait),
+                "pack",
+            ),
+            Event(
+                "evt-cello",
+                "Ben learned the cello and played his first recital.",
+                (*tuple(by_text[t] for t in cello), "fact-unknown"),
+                "pack",
+            ),
+        ]
+    event_vectors = EMB.embed([e.text for e in events]) if events else np.zeros((0, EMB.dim), np.float32)
+    return ScopeSnapshot(contexts, facts, vectors, events, event_vectors)
+
+
+def search(snapshot: ScopeSnapshot, query: str, **kw: object) -> object:
+    settings = replace(RetrievalSettings(), **kw)  # type: ignore[arg-type]
+    return retrieve(snapshot, query, EMB.embed([query])[0], settings)
+
+
+@pytest.fixture
+def snap() -> ScopeSnapshot:
+    return build_snapshot()
+
+
+def test_anchors_lead_to_their_own_contexts(snap: ScopeSnapshot) -> None:
+    result = search(snap, "Who did Ana give the portrait of Pico to?")
+    assert result.contexts
+    for hit in result.contexts:
+        assert hit.anchors, "every context shows the facts that led to it"
+        for anchor in hit.anchors:
+            assert anchor.fact.context_id == hit.context.id
+    assert "D2:2" in result.turn_ids
+
+
+@pytest.mark.parametrize("variant", sorted(RECIPES))
+def test_every_variant_respects_max_contexts_and_reading_order(snap: ScopeSnapshot, variant: str) -> None:
+    result = search(snap, "cello recital Bach", variant=variant, max_contexts=2)
+    assert 1 <= len(result.contexts) <= 2
+    rows = [snap.context_row[h.context.id] for h in result.contexts]
+    assert rows == sorted(rows), "contexts come in conversation order"
+    ids = [h.context.id for h in result.contexts]
+    assert len(ids) == len(set(ids))
+
+
+def test_unknown_variant_is_a_config_error(snap: ScopeSnapshot) -> None:
+    with pytest.raises(ConfigError):
+        search(snap, "dog", variant="nope")
+
+
+def test_query_vector_of_wrong_dimension_is_an_input_error(snap: ScopeSnapshot) -> None:
+    with pytest.raises(InputError):
+        retrieve(snap, "dog", np.ones(3, np.float32), RetrievalSettings())
+
+
+def test_paper_variant_maps_top_k_facts_to_contexts(snap: ScopeSnapshot) -> None:
+    query = "Ben cello teacher scales"
+    result = search(snap, query, variant="paper", k_facts=1, k_events=1)
+    top_fact = int(np.argmax(snap.fact_vectors @ EMB.embed([query])[0]))
+    assert [h.context.id for h in result.contexts] == [snap.facts[top_fact].context_id]
+    assert len(result.events) == 1
+
+
+def test_events_carry_their_facts_and_contexts(snap: ScopeSnapshot) -> None:
+    result = search(snap, "portrait for the grandmother", k_events=2)
+    assert next(e.event.id for e in result.events) == "evt-portrait"
+    hit = result.events[0]
+    assert {f.text for f in hit.facts} == {FACTS["D1:5"], FACTS["D2:2"], FACTS["D2:4"]}
+    assert set(hit.context_ids) == {f.context_id for f in hit.facts}
+    cello = next(e for e in result.events if e.event.id == "evt-cello")
+    assert len(cello.facts) == 2  # the unknown fact id is skipped
+    for ctx_hit in result.contexts:
+        for event_id in ctx_hit.via_events:
+            event = next(e for e in result.events if e.event.id == event_id)
+            assert ctx_hit.context.id in event.context_ids
+
+
+def test_no_events_variant_and_bm25_return_no_events(snap: ScopeSnapshot) -> None:
+    assert search(snap, "portrait", variant="no-events").events == ()
+    assert search(snap, "portrait", variant="bm25").events == ()
+    assert search(snap, "portrait").events
+
+
+def test_bm25_variant_finds_the_lexical_match(snap: ScopeSnapshot) -> None:
+    result = search(snap, "kitchen", variant="bm25")
+    assert [h.context.turn_ids for h in result.contexts] == [("D2:3", "D2:4")]
+
+
+def test_fully_covered_tail_context_is_skipped(snap: ScopeSnapshot) -> None:
+    tail = next(c for c in snap.contexts if c.turn_ids == ("D1:5",))
+    for variant in ("anchormem", "rrf", "bm25"):
+        result = search(
+            snap, "painting a portrait of Pico for my grandmother", variant=variant, max_contexts=10
+        )
+        turn_sets = [set(h.context.turn_ids) for h in result.contexts]
+        for i, turns in enumerate(turn_sets):
+            others = set().union(*(t for j, t in enumerate(turn_sets) if j != i))
+            assert not turns <= others, (variant, tail.id)
+
+
+def test_retrieval_is_deterministic(snap: ScopeSnapshot) -> None:
+    assert search(snap, "what did Ben play?") == search(snap, "what did Ben play?")
+
+
+def test_snapshot_without_events_or_facts() -> None:
+    plain = build_snapshot(with_events=False)
+    assert search(plain, "cello").events == ()
+    bare = ScopeSnapshot(plain.contexts, [], np.zeros((0, EMB.dim), np.float32))
+    result = search(bare, "cello recital")
+    assert result.contexts and all(h.anchors == () for h in result.contexts)
+    empty = ScopeSnapshot([], [], np.zeros((0, EMB.dim), np.float32))
+    assert search(empty, "anything").contexts == ()
+
+
+def test_mismatched_vectors_are_rejected() -> None:
+    plain = build_snapshot(with_events=False)
+    with pytest.raises(InputError):
+        ScopeSnapshot(plain.contexts, plain.facts, plain.fact_vectors[:-1])
