@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from anchormem.config import LLMSettings, Settings
+    from anchormem.eval.runner import EvalConfig
+
+VARIANT_HELP = ("anchormem (default), paper, no-events, no-context (anchor facts shown instead of contexts), "
+                "chunks (NaiveRAG), bm25")
 
 
 def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -17,6 +25,58 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     common(s)
     s.set_defaults(handler=cmd_score)
 
+    s = inner.add_parser("locomo", help="the paper's evaluation: build memories, ask every question, report")
+    _run_options(s)
+    s.add_argument("--k", type=int, default=10, help="top-k facts and events (default 10)")
+    s.add_argument("--tau", type=float, default=0.85, help="fact similarity threshold of the event graph")
+    s.add_argument("--n-neighbors", type=int, default=3, help="neighbours per fact in the event graph (N)")
+    common(s)
+    s.set_defaults(handler=cmd_locomo)
+
+    s = inner.add_parser("sweep", help="the LoCoMo evaluation over a grid of tau, N and k")
+    _run_options(s)
+    s.add_argument("--k", type=_ints, default=(10,), help="comma-separated top-k values (default 10)")
+    s.add_argument("--tau", type=_floats, default=(0.85,), help="comma-separated tau values (default 0.85)")
+    s.add_argument("--n", "--n-neighbors", dest="n", type=_ints, default=(3,),
+                   help="comma-separated N values (default 3)")
+    common(s)
+    s.set_defaults(handler=cmd_sweep)
+
+
+def _run_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--data", required=True, help="LoCoMo file (locomo10.json)")
+    s.add_argument("--out", required=True, help="run directory (memory, cache, results, report)")
+    s.add_argument("--samples", help="comma-separated sample ids (default: all)")
+    s.add_argument("--facts", help="precomputed facts JSONL (default: extract with the LLM, else offline)")
+    s.add_argument("--events", help="precomputed events JSONL (default: integrate with the LLM, else "
+                                    "extractive)")
+    s.add_argument("--no-answer", action="store_true", help="retrieval only: score evidence recall")
+    s.add_argument("--max-contexts", type=int, help="at most this many contexts (default: k)")
+    s.add_argument("--variant", default="anchormem", help=VARIANT_HELP)
+    g = s.add_argument_group("reader and judge (default: the extraction LLM, then the reader)")
+    for role in ("reader", "judge"):
+        g.add_argument(f"--{role}-url", help=f"{role} OpenAI-compatible base URL")
+        g.add_argument(f"--{role}-model", help=f"{role} model name")
+        g.add_argument(f"--{role}-key", help=f"{role} API key")
+
+
+def _split(text: str, kind: Callable[[str], Any]) -> tuple[Any, ...]:
+    try:
+        values = tuple(kind(v) for v in text.split(",") if v.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from exc
+    if not values:
+        raise argparse.ArgumentTypeError("expected at least one value")
+    return values
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    return _split(text, int)
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    return _split(text, float)
+
 
 def cmd_score(args: argparse.Namespace) -> Any:
     from anchormem.eval.score import format_markdown, score_answers
@@ -26,3 +86,64 @@ def cmd_score(args: argparse.Namespace) -> Any:
     if args.json:
         return report.to_dict()
     return format_markdown(report)
+
+
+def _role(args: argparse.Namespace, role: str, fallback: LLMSettings | None) -> LLMSettings | None:
+    from dataclasses import replace
+
+    from anchormem.config import LLMSettings
+    from anchormem.errors import ConfigError
+
+    url, model, key = (getattr(args, f"{role}_{part}") for part in ("url", "model", "key"))
+    if not (url or model or key):
+        return None
+    url = url or (fallback.base_url if fallback is not None else None)
+    model = model or (fallback.model if fallback is not None else None)
+    if not url or not model:
+        raise ConfigError(f"the {role} needs a URL and a model: --{role}-url and --{role}-model "
+                          "(or --llm-url/--llm-model)")
+    if fallback is not None:
+        return replace(fallback, base_url=url, model=model, api_key=key or fallback.api_key)
+    return LLMSettings(base_url=url, model=model, api_key=key)
+
+
+def _config(args: argparse.Namespace, **grid: Any) -> EvalConfig:
+    from anchormem.cli.main import settings_from
+    from anchormem.eval.runner import EvalConfig
+
+    settings: Settings = settings_from(args)
+    reader = _role(args, "reader", settings.llm)
+    judge = _role(args, "judge", reader or settings.llm)
+    return EvalConfig(
+        data=Path(args.data), out=Path(args.out).expanduser(),
+        samples=tuple(s.strip() for s in args.samples.split(",") if s.strip()) if args.samples else None,
+        facts=Path(args.facts) if args.facts else None, events=Path(args.events) if args.events else None,
+        answer=not args.no_answer, max_contexts=args.max_contexts, variant=args.variant, settings=settings,
+        reader=reader, judge=judge, store=Path(args.store).expanduser() if args.store else None, **grid)
+
+
+def cmd_locomo(args: argparse.Namespace) -> Any:
+    from anchormem.cli.progress import Bars
+    from anchormem.eval.runner import run_locomo
+
+    config = _config(args, k=args.k, tau=args.tau, n_neighbors=args.n_neighbors)
+    with Bars(enabled=not (args.quiet or args.json)) as bars:
+        result = run_locomo(config, progress=bars)
+    if args.json:
+        return {**result.report.to_dict(), "asked": result.asked, "resumed": result.skipped}
+    return (result.report.to_markdown() + f"\n{result.asked} questions asked now, {result.skipped} already "
+            f"done; results in {result.out}/ (report.md, report.json, retrieval.jsonl)")
+
+
+def cmd_sweep(args: argparse.Namespace) -> Any:
+    from anchormem.cli.progress import Bars
+    from anchormem.eval.sweep import SweepConfig, format_sweep, run_sweep
+
+    if args.store:
+        from anchormem.errors import ConfigError
+
+        raise ConfigError("the sweep keeps one memory per (tau, N) inside --out; --store does not apply")
+    config = SweepConfig(base=_config(args), taus=args.tau, ns=args.n, ks=args.k)
+    with Bars(enabled=not (args.quiet or args.json)) as bars:
+        table = run_sweep(config, progress=bars)
+    return table if args.json else format_sweep(table) + f"\nresults in {config.base.out}/"

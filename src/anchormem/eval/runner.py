@@ -1,0 +1,313 @@
+"""``anchormem eval locomo``: one memory per LoCoMo conversation, every question asked, a report.
+
+The run lives in one directory: ``memory.db`` (the store, one user per sample id),
+``llm-cache.db``, ``run.json`` (the parameters; a resumed run must use the same ones),
+``retrieval.jsonl`` (one line per question, appended and flushed as it is answered: a
+restart skips the questions already there), ``usage.json`` (query-phase cost, summed over
+restarts), ``report.md``/``report.json`` and the plots.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from anchormem.config import GraphSettings, LLMSettings, Settings
+from anchormem.errors import ConfigError, LLMError, LLMNotConfiguredError, LLMResponseError
+from anchormem.eval.evidence import evidence_recall
+from anchormem.eval.judge import JUDGING, Judge
+from anchormem.eval.plots import category_plots
+from anchormem.eval.qa import Question, questions_from_samples, read_samples, select_samples
+from anchormem.eval.report import (
+    AEGStats,
+    Report,
+    ResultsFile,
+    build_report,
+    check_run_file,
+    code_version,
+    load_usage,
+    provenance,
+    save_usage,
+)
+from anchormem.ingest.parallel import run_bounded
+from anchormem.ingest.pipeline import Progress
+from anchormem.llm.factory import open_llm
+from anchormem.llm.protocol import LLM
+from anchormem.llm.structured import complete_parsed
+from anchormem.memory import Memory
+from anchormem.model import SearchResult, Usage
+from anchormem.prompts import answer as answer_prompt
+from anchormem.query.render import render_memories
+from anchormem.query.retrieve import RECIPES
+
+__all__ = ["EVAL_VARIANTS", "EvalConfig", "EvalResult", "LocomoRun", "MemoryFactory", "render_facts",
+           "run_locomo"]
+
+MemoryFactory = Callable[[Settings], Memory]
+
+# Evaluation variant -> retrieval recipe. ``no-context`` retrieves like ``anchormem`` but shows the reader
+# the anchor facts instead of the contexts; ``chunks`` (NaiveRAG) needs a recipe anchormem.query lacks.
+EVAL_VARIANTS: dict[str, str] = {"anchormem": "anchormem", "paper": "paper", "no-events": "no-events",
+                                 "no-context": "anchormem", "chunks": "chunks", "bm25": "bm25"}
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    data: Path
+    out: Path
+    samples: tuple[str, ...] | None = None  # None: every sample of the file
+    facts: Path | None = None
+    events: Path | None = None
+    answer: bool = True  # False: retrieval only (evidence recall)
+    k: int = 10
+    max_contexts: int | None = None  # None: k
+    tau: float = 0.85
+    n_neighbors: int = 3
+    variant: str = "anchormem"
+    settings: Settings = field(default_factory=Settings)  # the extraction LLM and the embedder
+    reader: LLMSettings | None = None  # None: the extraction LLM
+    judge: LLMSettings | None = None  # None: the reader
+    store: Path | None = None  # None: out/memory.db
+    cache: Path | None = None  # None: out/llm-cache.db
+
+    @property
+    def store_path(self) -> Path:
+        return self.store or self.out / "memory.db"
+
+    @property
+    def cache_path(self) -> Path:
+        return self.cache or self.out / "llm-cache.db"
+
+    @property
+    def contexts(self) -> int:
+        return self.max_contexts or self.k
+
+    def retrieval_variant(self) -> str:
+        recipe = EVAL_VARIANTS.get(self.variant, self.variant)
+        if recipe not in RECIPES:
+            if self.variant == "chunks":
+                raise ConfigError("variant 'chunks' (NaiveRAG: dense top-k contexts) needs a dense context "
+                                  f"retrieval recipe, which anchormem.query does not have (it has: "
+                                  f"{', '.join(sorted(RECIPES))})")
+            raise ConfigError(f"unknown variant {self.variant!r}; choose one of "
+                              f"{', '.join(sorted(set(EVAL_VARIANTS) | set(RECIPES)))}")
+        return recipe
+
+    def memory_settings(self) -> Settings:
+        if self.k < 1 or self.contexts < 1:
+            raise ConfigError("--k and --max-contexts must be at least 1")
+        if not 0.0 < self.tau < 1.0 or self.n_neighbors < 1:
+            raise ConfigError(f"tau must lie in (0, 1) and N be at least 1 (got {self.tau}, "
+                              f"{self.n_neighbors})")
+        retrieval = replace(self.settings.retrieval, k_facts=self.k, k_events=self.k,
+                            max_contexts=self.contexts, variant=self.retrieval_variant())
+        return replace(self.settings, store=str(self.store_path), cache=str(self.cache_path),
+                       retrieval=retrieval, graph=GraphSettings(tau=self.tau, n_neighbors=self.n_neighbors))
+
+    def ingest_params(self) -> dict[str, Any]:
+        """What the store's memories depend on (a resumed run must match them)."""
+        llm = self.settings.llm
+        return {"facts": _abs(self.facts), "events": _abs(self.events), "tau": self.tau,
+                "n_neighbors": self.n_neighbors, "embed_backend": self.settings.embed.backend,
+                "llm_model": llm.model if llm is not None else None}
+
+
+@dataclass
+class EvalResult:
+    out: Path
+    report: Report
+    asked: int  # questions asked by this run
+    skipped: int  # questions already in retrieval.jsonl
+
+
+def _abs(path: Path | None) -> str | None:
+    return None if path is None else str(Path(path).expanduser().resolve())
+
+
+def render_facts(result: SearchResult) -> str:
+    """The ``no-context`` memory block: each retrieved context's date and anchor facts, then the events."""
+    blocks = []
+    for hit in result.contexts:
+        lines = [f"DATE: {hit.context.date}"] if hit.context.date else []
+        blocks.append("\n".join(lines + [f"- {a.fact.text}" for a in hit.anchors]))
+    events = render_memories(SearchResult(query=result.query, contexts=(), events=result.events))
+    return "\n\n".join(blocks + ([events] if events else []))
+
+
+class LocomoRun:
+    """One evaluation run. ``memory_factory`` builds the Memory from the run's settings; ``reader`` and
+    ``judge`` override the LLMs the config names (tests pass fakes)."""
+
+    def __init__(self, config: EvalConfig, *, memory_factory: MemoryFactory = Memory,
+                 reader: LLM | None = None, judge: LLM | None = None,
+                 progress: Progress | None = None) -> None:
+        self.config = config
+        self._factory = memory_factory
+        self._reader, self._judge_llm = reader, judge
+        self._progress = progress or (lambda *_: None)
+        self._opened: list[LLM] = []  # LLMs this run opened (and closes)
+
+    def run(self) -> EvalResult:
+        cfg = self.config
+        settings = cfg.memory_settings()
+        raw = read_samples(cfg.data)
+        samples = select_samples(raw, list(cfg.samples) if cfg.samples else None)
+        questions = questions_from_samples(samples)
+        cfg.out.mkdir(parents=True, exist_ok=True)
+        memory = self._factory(settings)
+        try:
+            reader, judge = self._models(memory)
+            info = self._run_info(reader, judge, [s["sample_id"] for s in samples])
+            aeg = {s["sample_id"]: self._ingest(memory, s["sample_id"]) for s in samples}
+            results = ResultsFile(cfg.out / "retrieval.jsonl")
+            done = results.keys()
+            todo = [q for q in questions if q.key not in done]
+            self._ask_all(memory, reader, judge, todo, results)
+            info["path"] = provenance(aeg, {"extraction": _model(memory.llm), "reader": _model(reader),
+                                            "judge": _model(judge)})
+            cost = self._cost(memory, samples)
+            all_keys = [q.key for q in questions_from_samples(raw)]
+            report = build_report(questions, results.load(), all_keys, cost, aeg, info)
+        finally:
+            memory.close()
+            for llm in self._opened:
+                close = getattr(llm, "close", None)
+                if close is not None:
+                    close()
+        report.write(cfg.out)
+        category_plots(cfg.out, report)
+        return EvalResult(out=cfg.out, report=report, asked=len(todo), skipped=len(questions) - len(todo))
+
+    # -- setup ---------------------------------------------------------------------------------------------
+
+    def _models(self, memory: Memory) -> tuple[LLM | None, Judge | None]:
+        cfg = self.config
+        if not cfg.answer:
+            return None, None
+        reader = self._reader
+        if reader is None:
+            reader = self._open(cfg.reader) if cfg.reader is not None else memory.llm
+        if reader is None:
+            raise LLMNotConfiguredError("answering needs a reader LLM: pass --llm-url/--llm-model (or "
+                                        "--reader-url/--reader-model), or --no-answer to score retrieval "
+                                        "only")
+        judge_llm = self._judge_llm
+        if judge_llm is None:
+            judge_llm = self._open(cfg.judge) if cfg.judge is not None else reader
+        return reader, Judge(judge_llm)
+
+    def _open(self, settings: LLMSettings) -> LLM:
+        llm = open_llm(settings, self.config.cache_path)
+        self._opened.append(llm)
+        return llm
+
+    def _run_info(self, reader: LLM | None, judge: Judge | None, samples: list[str]) -> dict[str, Any]:
+        cfg = self.config
+        query = {"k": cfg.k, "max_contexts": cfg.contexts, "variant": cfg.variant, "answer": cfg.answer,
+                 "reader_model": _model(reader), "judge_model": _model(judge)}
+        info = {"variant": cfg.variant, "data": _abs(cfg.data), "samples": samples,
+                "ingest": cfg.ingest_params(), "query": query, "version": code_version()}
+        return check_run_file(cfg.out / "run.json", info, ("ingest", "query"))
+
+    def _ingest(self, memory: Memory, sample_id: str) -> AEGStats:
+        cfg = self.config
+        report = memory.add(cfg.data, user_id=sample_id, sample=sample_id, facts=cfg.facts, events=cfg.events,
+                            progress=self._progress)
+        stats = memory.stats(user_id=sample_id)
+        facts = Counter(getattr(f, "source", "?") for f in memory.list("facts", user_id=sample_id))
+        events = Counter(getattr(e, "source", "?") for e in memory.list("events", user_id=sample_id))
+        return AEGStats(facts=stats.facts, events=stats.events, clusters_discarded=report.clusters_discarded,
+                        clusters_kept=report.clusters_kept, fact_sources=dict(facts),
+                        event_sources=dict(events), ingest_seconds=report.seconds)
+
+    # -- questions -----------------------------------------------------------------------------------------
+
+    def _ask_all(self, memory: Memory, reader: LLM | None, judge: Judge | None, todo: list[Question],
+                 results: ResultsFile) -> None:
+        usage_path = self.config.out / "usage.json"
+        before = load_usage(usage_path)
+        concurrency = 1
+        if reader is not None:
+            llm = self.config.reader or self.config.settings.llm
+            concurrency = llm.concurrency if llm is not None else 4
+        done = 0
+
+        def save() -> None:
+            now = {p: memory.accounting.usage(p) for p in ("retrieval", "answering")}
+            if judge is not None:
+                now[JUDGING] = judge.accounting.usage(JUDGING)
+            save_usage(usage_path, before, now)
+
+        try:
+            with results.appender() as append:
+                ask = partial(self._ask, memory, reader, judge)
+                for _, record in run_bounded(ask, todo, concurrency):
+                    if isinstance(record, LLMError):
+                        continue  # the endpoint died: run_bounded raises once the running calls are in
+                    append(record)
+                    done += 1
+                    self._progress("questions", done, len(todo))
+                    if done % 50 == 0:
+                        save()
+        finally:
+            save()
+
+    def _ask(self, memory: Memory, reader: LLM | None, judge: Judge | None, q: Question) -> dict[str, Any]:
+        user, text, error = q.sample_id, None, None
+        if reader is not None and self.config.variant != "no-context":
+            try:
+                answer = memory.answer(q.question, user_id=user, reader=reader)
+                result, text = answer.memories, answer.text
+            except LLMResponseError as exc:
+                result, text, error = memory.search(q.question, user_id=user), "", str(exc)
+        else:
+            result = memory.search(q.question, user_id=user)
+        rendered = render_facts(result) if self.config.variant == "no-context" else render_memories(result)
+        if reader is not None and self.config.variant == "no-context":
+            try:
+                text = complete_parsed(memory.accounting.wrap(reader, "answering"),
+                                       answer_prompt.build(rendered, q.question), answer_prompt.parse)[0]
+            except LLMResponseError as exc:
+                text, error = "", str(exc)
+        ids = result.turn_ids
+        record: dict[str, Any] = {
+            "sample_id": q.sample_id, "qa_index": q.qa_index, "question": q.question, "category": q.category,
+            "retrieved_dia_ids": ids, "n_contexts": len(result.contexts), "context_chars": len(rendered),
+            "evidence": list(q.evidence), "recall": evidence_recall(q.evidence, ids)}
+        if text is not None:
+            record.update(answer=text, gold=q.answer)
+            if error:
+                record["answer_error"] = error
+        if judge is not None and text is not None:
+            try:
+                record["judge"] = judge.grade(q.question, q.answer, text)
+            except LLMResponseError as exc:
+                record["judge_error"] = str(exc)
+        return record
+
+    # -- report --------------------------------------------------------------------------------------------
+
+    def _cost(self, memory: Memory, samples: list[dict[str, Any]]) -> dict[str, Usage]:
+        cost: dict[str, Usage] = {}
+        for sample in samples:
+            for phase, usage in memory.stats(user_id=sample["sample_id"]).usage.items():
+                cost.setdefault(phase, Usage()).add(usage)
+        cost.update(load_usage(self.config.out / "usage.json"))
+        return cost
+
+
+def _model(llm: LLM | Judge | None) -> str | None:
+    """The model's name (``is not None``: a cached LLM with an empty cache is falsy)."""
+    return llm.model if llm is not None else None
+
+
+def run_locomo(config: EvalConfig, *, memory_factory: MemoryFactory = Memory, reader: LLM | None = None,
+               judge: LLM | None = None, progress: Progress | None = None) -> EvalResult:
+    """Run the LoCoMo evaluation described by ``config`` (see :class:`LocomoRun`)."""
+    run = LocomoRun(config, memory_factory=memory_factory, reader=reader, judge=judge, progress=progress)
+    return run.run()
+
