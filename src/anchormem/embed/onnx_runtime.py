@@ -8,6 +8,7 @@ batch), exactly as sentence-transformers does. Everything loads on first use.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,16 +29,19 @@ if TYPE_CHECKING:
 
 @dataclass
 class _Runtime:
-    session: Any  # onnxruntime.InferenceSession (onnxruntime ships no type hints)
+    session: Any  # onnxruntime.InferenceSession (onnxruntime ships no type hints); single queries
     tokenizer: tokenizers.Tokenizer
+    model_dir: Path
+    batch_session: Any = None  # a second session with more threads, opened on the first batch
 
 
 class OnnxMiniLMEmbedder:
     """all-MiniLM-L6-v2 via onnxruntime on CPU; the same vectors as :class:`MiniLMEmbedder`.
 
-    ``threads`` sets onnxruntime's intra-op threads (1 gives the lowest single-query
-    latency on a 2-core machine; more helps large batches). ``cache_dir`` holds the
-    ONNX export (default ``~/.cache/anchormem/onnx``).
+    ``threads`` sets onnxruntime's intra-op threads for single texts (1 gives the lowest
+    latency on a 2-core machine); batches run on a second session with ``batch_threads``
+    (default: the machine's cores, at most 4), sorted by length so that little padding is
+    computed. ``cache_dir`` holds the ONNX export (default ``~/.cache/anchormem/onnx``).
     """
 
     def __init__(
@@ -46,11 +50,13 @@ class OnnxMiniLMEmbedder:
         model_dir: str | Path | None = None,
         cache_dir: str | Path | None = None,
         threads: int = 1,
+        batch_threads: int | None = None,
     ) -> None:
         self._batch_size = max(1, batch_size)
         self._model_dir = Path(model_dir) if model_dir is not None else None
         self._cache_dir = Path(cache_dir).expanduser() if cache_dir is not None else None
         self._threads = max(1, threads)
+        self._batch_threads = max(1, batch_threads or min(4, os.cpu_count() or 1))
         self._runtime: _Runtime | None = None
         self._lock = threading.Lock()
 
@@ -70,10 +76,25 @@ class OnnxMiniLMEmbedder:
         if not texts:
             return empty_vectors(self.dim)
         runtime = self._load()
-        parts = [self._embed_batch(runtime, list(batch)) for batch in batches(texts, self._batch_size)]
-        return l2_normalize(np.concatenate(parts, axis=0))
+        if len(texts) == 1:
+            return l2_normalize(self._embed_batch(runtime.session, runtime, list(texts)))
+        session = self._batch_session(runtime)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # little padding per batch
+        parts = [self._embed_batch(session, runtime, [texts[i] for i in batch])
+                 for batch in batches(order, self._batch_size)]
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        out[order] = np.concatenate(parts, axis=0)
+        return l2_normalize(out)
 
-    def _embed_batch(self, runtime: _Runtime, texts: list[str]) -> Vectors:
+    def _batch_session(self, runtime: _Runtime) -> Any:
+        if self._batch_threads == self._threads:
+            return runtime.session
+        with self._lock:
+            if runtime.batch_session is None:
+                runtime.batch_session = self._open_session(runtime.model_dir, self._batch_threads)
+            return runtime.batch_session
+
+    def _embed_batch(self, session: Any, runtime: _Runtime, texts: list[str]) -> Vectors:
         try:
             encodings = runtime.tokenizer.encode_batch(texts)
             feeds = {
@@ -81,7 +102,7 @@ class OnnxMiniLMEmbedder:
                 "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
                 "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
             }
-            (out,) = runtime.session.run([OUTPUT_NAME], feeds)
+            (out,) = session.run([OUTPUT_NAME], feeds)
         except Exception as exc:  # onnxruntime/tokenizers errors; translate at this boundary
             raise EmbeddingError(f"{MODEL_NAME} (onnxruntime) failed to embed: {exc}") from exc
         return np.asarray(out, dtype=np.float32)
@@ -91,10 +112,10 @@ class OnnxMiniLMEmbedder:
             if self._runtime is None:
                 model_dir = self._model_dir or minilm_model_dir()
                 tokenizer = _load_tokenizer(model_dir)
-                self._runtime = _Runtime(self._open_session(model_dir), tokenizer)
+                self._runtime = _Runtime(self._open_session(model_dir, self._threads), tokenizer, model_dir)
             return self._runtime
 
-    def _open_session(self, model_dir: Path) -> Any:
+    def _open_session(self, model_dir: Path, threads: int) -> Any:
         try:
             import onnxruntime as ort
         except ImportError as exc:
@@ -102,7 +123,7 @@ class OnnxMiniLMEmbedder:
                 "the ONNX MiniLM backend needs onnxruntime: pip install onnxruntime"
             ) from exc
         options = ort.SessionOptions()
-        options.intra_op_num_threads = self._threads
+        options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL

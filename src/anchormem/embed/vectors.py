@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from anchormem.embed.protocol import Vectors
+
+T = TypeVar("T")
 
 
 def l2_normalize(vectors: npt.ArrayLike) -> Vectors:
@@ -25,7 +28,7 @@ def empty_vectors(dim: int) -> Vectors:
     return np.zeros((0, dim), dtype=np.float32)
 
 
-def batches(texts: Sequence[str], size: int) -> Iterator[Sequence[str]]:
+def batches(texts: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     """Consecutive slices of ``texts`` holding at most ``size`` items each."""
     step = max(1, size)
     for start in range(0, len(texts), step):
