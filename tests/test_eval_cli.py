@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from anchormem.cli.main import main
-from anchormem.query.retrieve import RECIPES
 from tests.fake_llm_server import FakeOpenAIServer
 from tests.test_eval_runner import RECORD_KEYS, locomo_file, responder
 
@@ -45,13 +44,12 @@ def test_locomo_answering_needs_an_llm(tmp_path: Path, capsys: pytest.CaptureFix
     assert "--no-answer" in capsys.readouterr().err
 
 
-@pytest.mark.skipif("chunks" in RECIPES, reason="a chunks recipe exists now")
-def test_chunks_variant_reports_the_missing_recipe(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_chunks_variant_runs_naive_rag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["eval", "locomo", "--data", str(locomo_file(tmp_path)), "--out", str(tmp_path / "run"),
-               "--no-answer", "--embed-backend", "hash", "--variant", "chunks"])
-    assert rc == 1
-    assert "NaiveRAG" in capsys.readouterr().err
+               "--no-answer", "--embed-backend", "hash", "--variant", "chunks", "--quiet"])
+    assert rc == 0
+    lines = [json.loads(x) for x in (tmp_path / "run" / "retrieval.jsonl").read_text().splitlines()]
+    assert lines and all(0 < line["n_contexts"] <= 10 for line in lines)
 
 
 def test_reader_without_a_model_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

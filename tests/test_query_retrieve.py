@@ -86,7 +86,7 @@ def build_snapshot(with_events: bool = True) -> ScopeSnapshot:
             ),
         ]
     event_vectors = EMB.embed([e.text for e in events]) if events else np.zeros((0, EMB.dim), np.float32)
-    return ScopeSnapshot(contexts, facts, vectors, events, event_vectors)
+    return ScopeSnapshot(contexts, facts, vectors, events, event_vectors, embed_texts=EMB.embed)
 
 
 def search(snapshot: ScopeSnapshot, query: str, **kw: object) -> object:
@@ -192,3 +192,23 @@ def test_mismatched_vectors_are_rejected() -> None:
     plain = build_snapshot(with_events=False)
     with pytest.raises(InputError):
         ScopeSnapshot(plain.contexts, plain.facts, plain.fact_vectors[:-1])
+
+
+def test_chunks_variant_ranks_contexts_by_their_own_embedding() -> None:
+    from anchormem.config import RetrievalSettings
+    from anchormem.embed.hashing import HashEmbedder
+    from anchormem.errors import ConfigError
+    from anchormem.model import Context
+    from anchormem.query.retrieve import retrieve
+    from anchormem.query.snapshot import ScopeSnapshot
+
+    emb = HashEmbedder()
+    texts = ["DATE: d\nA said, \"my dog Pico loves the beach\"", "DATE: d\nB said, \"the cello recital was great\""]
+    contexts = [Context(f"c{i}", "1", i, (f"D1:{i}",), "d", t) for i, t in enumerate(texts)]
+    empty = np.zeros((0, emb.dim), np.float32)
+    snap = ScopeSnapshot(contexts, [], empty, embed_texts=lambda ts: emb.embed(ts))
+    settings = RetrievalSettings(max_contexts=1, variant="chunks")
+    result = retrieve(snap, "cello recital", emb.embed(["cello recital"])[0], settings)
+    assert [h.context.id for h in result.contexts] == ["c1"] and result.events == ()
+    with pytest.raises(ConfigError, match="needs an embedder"):
+        retrieve(ScopeSnapshot(contexts, [], empty), "cello", emb.embed(["cello"])[0], settings)

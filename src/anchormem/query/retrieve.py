@@ -16,6 +16,8 @@ A *recipe* names how candidate contexts are scored and chosen (``RetrievalSettin
 - ``anchormem-events``: ``anchormem`` where events also vote for the contexts of their source
   facts (measured weaker on LoCoMo; kept for the ladder).
 - ``no-events``: ``anchormem`` without events in the result.
+- ``chunks``: NaiveRAG — the contexts themselves embedded, top by cosine (baseline; embeds every
+  context of the scope on first use).
 
 Returned contexts are in *reading order*: conversation order (session, then position), i.e. the
 order of ``snapshot.contexts``. Events come best first.
@@ -52,7 +54,7 @@ class Recipe:
     expand_terms: int = 10
     expand_weight: float = 0.2
     mmr_lambda: float = 0.7  # 1.0: plain ranking
-    pool: int = 40  # candidates considered by the selection
+    pool: int = 40  # candidates considered by the selection (at least 4x the contexts asked for)
     depth: int = 100  # ranked candidates per signal (rank-based modes)
     return_events: bool = True
 
@@ -65,6 +67,7 @@ RECIPES: dict[str, Recipe] = {
     "paper": Recipe(mode="paper"),
     "facts": Recipe(mode="facts", return_events=False),
     "bm25": Recipe(mode="bm25", return_events=False),
+    "chunks": Recipe(mode="chunks", return_events=False),
 }
 
 
@@ -108,8 +111,8 @@ def retrieve_with(
 
     if recipe.mode == "hybrid":
         chosen, scores = _hybrid(snapshot, query, fact_scores, events, recipe, limit)
-    elif recipe.mode in ("paper", "facts", "rrf", "bm25"):
-        ranked = _ranked(snapshot, query, fact_scores, recipe, settings)
+    elif recipe.mode in ("paper", "facts", "rrf", "bm25", "chunks"):
+        ranked = _ranked(snapshot, query, q, fact_scores, recipe, settings)
         scores = {row: 1.0 / (1 + r) for r, row in enumerate(ranked)}
         paper = recipe.mode == "paper"  # exactly §4.3: no coverage rules
         chosen = select_ranked(snapshot, ranked, limit, skip_covered=2.0 if paper else 1.0, absorb=not paper)
@@ -189,7 +192,7 @@ def _hybrid(
             _best_anchor_vectors(snapshot, fact_scores),
             limit,
             recipe.mmr_lambda,
-            recipe.pool,
+            max(recipe.pool, 4 * limit),
         )
     return chosen, {row: float(relevance[row]) for row in chosen}
 
@@ -233,6 +236,7 @@ def _event_votes(
 def _ranked(
     snapshot: ScopeSnapshot,
     query: str,
+    query_vector: npt.NDArray[np.float32],
     fact_scores: npt.NDArray[np.floating],
     recipe: Recipe,
     settings: RetrievalSettings,
@@ -241,6 +245,8 @@ def _ranked(
         return contexts_of(snapshot, [f for f, _ in top_rows(fact_scores, settings.k_facts)])
     if recipe.mode == "bm25":
         return [row for row, _ in snapshot.context_bm25.top(query, max(recipe.depth, settings.max_contexts))]
+    if recipe.mode == "chunks":  # NaiveRAG: the contexts themselves, embedded and ranked by cosine
+        return [row for row, _ in top_rows(snapshot.context_vectors @ query_vector, settings.max_contexts)]
     dense = contexts_of(snapshot, [f for f, _ in top_rows(fact_scores, recipe.depth)])
     if recipe.mode == "facts":
         return dense

@@ -7,13 +7,14 @@ snapshot, so a query costs a few matrix products and sparse row sums.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
 
-from anchormem.errors import InputError
+from anchormem.errors import ConfigError, InputError
 from anchormem.model import Context, Event, Fact
 from anchormem.query.lexical import BM25Index
 
@@ -34,12 +35,24 @@ class ScopeSnapshot:
     fact_vectors: npt.NDArray[np.float32]
     events: list[Event] = field(default_factory=list)
     event_vectors: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    embed_texts: Callable[[list[str]], npt.NDArray[np.float32]] | None = None  # for the ``chunks`` baseline
 
     def __post_init__(self) -> None:
         if len(self.fact_vectors) != len(self.facts):
             raise InputError(f"{len(self.facts)} facts but {len(self.fact_vectors)} fact vectors")
         if len(self.events) and len(self.event_vectors) != len(self.events):
             raise InputError(f"{len(self.events)} events but {len(self.event_vectors)} event vectors")
+
+    @cached_property
+    def context_vectors(self) -> npt.NDArray[np.float32]:
+        """Embeddings of the context texts, for the NaiveRAG baseline only (``chunks``); computed
+        on first use with ``embed_texts`` — the AnchorMem recipes never embed contexts."""
+        if self.embed_texts is None:
+            raise ConfigError("the 'chunks' variant embeds whole contexts and needs an embedder: "
+                              "run it through Memory.search")
+        if not self.contexts:
+            return np.zeros((0, 0), np.float32)
+        return np.asarray(self.embed_texts([c.text for c in self.contexts]), dtype=np.float32)
 
     # -- maps ---------------------------------------------------------------------------------
     @cached_property
