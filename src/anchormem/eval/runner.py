@@ -9,6 +9,7 @@ restarts), ``report.md``/``report.json`` and the plots.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -216,9 +217,24 @@ class LocomoRun:
         stats = memory.stats(user_id=sample_id)
         facts = Counter(getattr(f, "source", "?") for f in memory.list("facts", user_id=sample_id))
         events = Counter(getattr(e, "source", "?") for e in memory.list("events", user_id=sample_id))
-        return AEGStats(facts=stats.facts, events=stats.events, clusters_discarded=report.clusters_discarded,
-                        clusters_kept=report.clusters_kept, fact_sources=dict(facts),
-                        event_sources=dict(events), ingest_seconds=report.seconds)
+        built = AEGStats(facts=stats.facts, events=stats.events, clusters_discarded=report.clusters_discarded,
+                         clusters_kept=report.clusters_kept, fact_sources=dict(facts),
+                         event_sources=dict(events), ingest_seconds=report.seconds)
+        return self._first_build(sample_id, built, fresh=report.contexts_added > 0 or report.facts_added > 0)
+
+    def _first_build(self, sample_id: str, built: AEGStats, fresh: bool) -> AEGStats:
+        """A resumed run adds nothing: report the build time and cluster counts of the run that built the
+        memory (kept in ``ingest.json``), not those of the no-op re-add."""
+        path = self.config.out / "ingest.json"
+        known: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        if not fresh and sample_id in known:
+            first = known[sample_id]
+            return replace(built, clusters_discarded=first["clusters_discarded"],
+                           clusters_kept=first["clusters_kept"], ingest_seconds=first["ingest_seconds"])
+        known[sample_id] = {"clusters_discarded": built.clusters_discarded, "clusters_kept": built.clusters_kept,
+                            "ingest_seconds": built.ingest_seconds}
+        path.write_text(json.dumps(known, indent=1), encoding="utf-8")
+        return built
 
     # -- questions -----------------------------------------------------------------------------------------
 
