@@ -43,3 +43,12 @@ def test_bad_config_files(tmp_path: Path, text: str, message: str) -> None:
 def test_missing_config_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not found"):
         Settings.load(config_file=tmp_path / "none.toml", env={})
+
+
+def test_server_store_urls_are_kept_and_the_cache_goes_home() -> None:
+    s = Settings.load(env={}, store="postgresql:///memdb")
+    assert s.store_is_url and s.store_location == "postgresql:///memdb"
+    assert s.cache_path.name == "llm-cache.db" and "://" not in str(s.cache_path)
+    local = Settings.load(env={}, store="sqlite:////tmp/x.db")  # four slashes: an absolute path
+    assert not local.store_is_url and local.store_location == "/tmp/x.db"
+    assert local.cache_path == Path("/tmp/x.llm-cache.db")

@@ -10,6 +10,7 @@ import pytest
 
 from anchormem.errors import StoreError
 from anchormem.model import Context, Event, Fact, Scope, Turn, Usage
+from anchormem.store.migrations import SQLITE_MIGRATIONS
 from anchormem.store.protocol import Extraction, Store
 from anchormem.store.sqlite import SQLiteStore
 
@@ -26,7 +27,7 @@ def test_is_a_store_and_migrations_run_once(tmp_path: Path) -> None:
     s.close()
     s = SQLiteStore(tmp_path / "x.db")  # reopening applies nothing twice
     names = [r[0] for r in s._q("SELECT name FROM _migrations")]
-    assert names == ["0001_initial"]
+    assert names == [name for name, _ in SQLITE_MIGRATIONS]
     s.close()
 
 

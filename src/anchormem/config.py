@@ -73,13 +73,30 @@ class Settings:
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
 
     @property
+    def store_is_url(self) -> bool:
+        """A server store (``postgresql://…``) rather than a SQLite file."""
+        return "://" in self.store and not self.store.startswith("sqlite:")
+
+    @property
+    def store_location(self) -> str:
+        """What opens the store: a URL as given, or the expanded SQLite path."""
+        return self.store if self.store_is_url else str(self.store_path)
+
+    @property
     def store_path(self) -> Path:
-        return Path(self.store).expanduser()
+        """The SQLite file (for a URL store: the default home, where local files such as the LLM cache go)."""
+        if self.store_is_url:
+            return DEFAULT_HOME.expanduser() / "server-store"
+        store = self.store[len("sqlite:///"):] if self.store.startswith("sqlite:///") else self.store
+        return Path(store).expanduser()
 
     @property
     def cache_path(self) -> Path:
+        """The LLM response cache: next to a SQLite store, under ``~/.anchormem`` for a server store."""
         if self.cache:
             return Path(self.cache).expanduser()
+        if self.store_is_url:
+            return DEFAULT_HOME.expanduser() / "llm-cache.db"
         return self.store_path.with_name(self.store_path.stem + ".llm-cache.db")
 
     @classmethod

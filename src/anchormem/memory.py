@@ -18,24 +18,35 @@ from anchormem.errors import ConfigError, InputError, LLMNotConfiguredError, Not
 from anchormem.ingest.pipeline import IngestPipeline, Progress
 from anchormem.ingest.precomputed import Precomputed, load_precomputed
 from anchormem.ingest.sources import Conversation, load_conversations, parse_messages
+from anchormem.lifecycle import history as chronicle
+from anchormem.lifecycle.facade import LifecycleMixin
 from anchormem.llm.accounting import Accounting
 from anchormem.llm.factory import open_llm
 from anchormem.llm.protocol import LLM, Completion
 from anchormem.llm.structured import complete_parsed
-from anchormem.model import Answer, Context, Event, Fact, IngestReport, Scope, SearchResult, Stats, Turn
+from anchormem.model import (
+    Answer,
+    Context,
+    Event,
+    Fact,
+    IngestReport,
+    Scope,
+    SearchResult,
+    Stats,
+    Turn,
+)
 from anchormem.prompts import answer as answer_prompt
 from anchormem.query.render import render_memories
 from anchormem.query.retrieve import retrieve
 from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.scopes import check_query, make_scope
 from anchormem.store.factory import open_store
 from anchormem.store.protocol import Store
 
 Source = str | Path | Conversation | Sequence[Mapping[str, Any]]
 
-MAX_QUERY_CHARS = 10_000
 
-
-class Memory:
+class Memory(LifecycleMixin):
     """Long-term memory for one store: add conversations, search, answer, inspect.
 
     Nothing is loaded until it is needed: the embedding model on the first add or
@@ -63,7 +74,7 @@ class Memory:
     @property
     def store(self) -> Store:
         if self._store is None:
-            self._store = open_store(str(self.settings.store_path))
+            self._store = open_store(self.settings.store_location)
         return self._store
 
     @property
@@ -142,23 +153,37 @@ class Memory:
             out[conv.name] = self._ingest(make_scope(user_id, agent_id, conv.name), conv.turns, pre, progress)
         return out
 
-    def _ingest(self, scope: Scope, turns: Sequence[Turn], pre: Precomputed | None,
-                progress: Progress | None) -> IngestReport:
-        if not turns:
-            raise InputError("nothing to add: the conversation has no turns")
-        self._check_embedder()
+    def _pipeline(self, progress: Progress | None = None) -> IngestPipeline:
         llm = self.llm
-        before = self.accounting.snapshot()
-        pipeline = IngestPipeline(
+        return IngestPipeline(
             store=self.store, embedder=self.embedder, graph=self.settings.graph,
             extract_llm=self.accounting.wrap(llm, "extraction") if llm is not None else None,
             integrate_llm=self.accounting.wrap(llm, "integration") if llm is not None else None,
             concurrency=self.settings.llm.concurrency if self.settings.llm else 1,
             progress=progress or (lambda *_: None))
+
+    def _made_by(self, precomputed: bool = False) -> dict[str, Any]:
+        llm = self.llm
+        return chronicle.provenance(llm.model if llm is not None else None, self.embedder.name, precomputed)
+
+    def _ingest(self, scope: Scope, turns: Sequence[Turn], pre: Precomputed | None,
+                progress: Progress | None) -> IngestReport:
+        if not turns:
+            raise InputError("nothing to add: the conversation has no turns")
+        self._check_embedder()
+        before = self.accounting.snapshot()
+        pipeline = self._pipeline(progress)
+        report = IngestReport()
+        completed = False
         try:
-            return pipeline.run(scope, turns, pre)
+            report = pipeline.run(scope, turns, pre)
+            completed = True
+            return report
         finally:
             self._record_usage(scope, before)
+            if not completed or chronicle.changed(report):
+                chronicle.record_add(self.store, scope, report, list(dict.fromkeys(t.session for t in turns)),
+                                     self._made_by(pre is not None and bool(pre.facts)), completed)
 
     def _record_usage(self, scope: Scope, before: Mapping[str, Any]) -> None:
         after = self.accounting.snapshot()
@@ -194,7 +219,7 @@ class Memory:
         facts, fact_vectors = self.store.fact_matrix(scope)
         events, event_vectors = self.store.event_matrix(scope)
         snap = ScopeSnapshot(contexts=self.store.contexts(scope), facts=facts, fact_vectors=fact_vectors,
-                             events=events, event_vectors=event_vectors)
+                             events=events, event_vectors=event_vectors, embed_texts=self.embedder.embed)
         with self._lock:
             self._snapshots[scope] = (version, snap)
         return snap
@@ -202,7 +227,7 @@ class Memory:
     def search(self, query: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None,
                k: int | None = None, max_contexts: int | None = None, variant: str | None = None) -> SearchResult:
         """Memories for ``query``: contexts (with their anchor facts) and events, with provenance."""
-        query = _check_query(query)
+        query = check_query(query)
         snap = self.snapshot(make_scope(user_id, agent_id, run_id))
         settings = self.settings.retrieval
         if k is not None:
@@ -300,22 +325,3 @@ class Memory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def make_scope(user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Scope:
-    for name, value in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id)):
-        if value is None and name != "user_id":
-            continue
-        if not isinstance(value, str) or not value.strip():
-            raise InputError(f"{name} must be a non-empty string")
-        if len(value) > 256 or "\x00" in value:
-            raise InputError(f"{name} is too long or contains a NUL byte")
-    return Scope(user_id, agent_id, run_id)
-
-
-def _check_query(query: str) -> str:
-    if not isinstance(query, str) or not query.strip():
-        raise InputError("the query is empty")
-    if len(query) > MAX_QUERY_CHARS:
-        raise InputError(f"the query is {len(query):,} characters; the limit is {MAX_QUERY_CHARS:,}")
-    return query.strip()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 FactSource = Literal["llm", "pack", "offline"]
 EventSource = Literal["llm", "pack", "extractive"]
@@ -161,6 +161,8 @@ class IngestReport:
     clusters_kept: int = 0
     extractions_failed: int = 0
     integrations_failed: int = 0
+    extractions_recovered: int = 0  # contexts whose earlier extraction had failed and now succeeded
+    contexts_superseded: int = 0  # partial windows replaced because their session grew
     llm_calls: int = 0
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
@@ -176,3 +178,42 @@ class Stats:
     pending_extractions: int
     failed_extractions: int
     usage: dict[str, Usage]
+
+
+@dataclass
+class DeleteReport:
+    """What one ``delete`` removed and rebuilt."""
+
+    turns: int = 0
+    contexts: int = 0
+    facts: int = 0
+    events: int = 0
+    contexts_rebuilt: int = 0  # windows re-cut from the turns that remain in a touched session
+    facts_rebuilt: int = 0
+    events_rebuilt: int = 0  # events re-formed around facts that lost their event
+    cache_entries_forgotten: int = 0  # LLM responses whose request or response held deleted text
+    llm_calls: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One change of a memory, as recorded in the append-only history (never the deleted content)."""
+
+    seq: int
+    timestamp: float  # seconds since the epoch
+    op: str  # "add", "delete", "import"
+    scope: Scope
+    detail: dict[str, Any]
+
+
+@dataclass
+class ImportReport:
+    """What one ``import_records`` wrote."""
+
+    scopes: int = 0
+    turns: int = 0
+    contexts: int = 0
+    facts: int = 0
+    events: int = 0
+    history: int = 0

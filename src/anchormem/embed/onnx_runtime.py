@@ -40,9 +40,9 @@ class OnnxMiniLMEmbedder:
 
     ``threads`` sets onnxruntime's intra-op threads for single texts (default 1: on an idle 2-core
     machine 2 threads gave 2.9 ms against 4.6 ms, but with anything else busy — another process, or
-    torch's spinning threads in the same one — 1 thread was twice as fast); batches run on a second session with ``batch_threads``
-    (default: the machine's cores, at most 4), sorted by length so that little padding is
-    computed. ``cache_dir`` holds the ONNX export (default ``~/.cache/anchormem/onnx``).
+    torch's spinning threads in the same one — 1 thread was twice as fast); batches run on a second
+    session with ``batch_threads`` (default: the machine's cores, at most 4), sorted by length so that
+    little padding is computed. ``cache_dir`` holds the ONNX export (default ``~/.cache/anchormem/onnx``).
     """
 
     def __init__(

@@ -4,13 +4,20 @@ Each step commits before the next begins, so an interruption (a dead LLM, a cras
 loses nothing already done: turns and contexts are stored first; a context is
 marked done in the same transaction that stores its facts; a re-run continues with
 the contexts still pending or failed and with the events not yet written.
+
+Growth is incremental: only the windows of the sessions touched (or left without
+windows by a crash or a delete) are re-cut, a window that a session's new turns
+replaced is superseded (deleted with its facts and events), facts are extracted only
+for contexts not yet done, and clusters form only around the facts not yet linked
+(new facts, and facts whose event was deleted); their neighbours may be any fact.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -23,15 +30,42 @@ from anchormem.ingest.integrate import attach_events, extractive_event, integrat
 from anchormem.ingest.link import Cluster, build_clusters
 from anchormem.ingest.parallel import run_bounded
 from anchormem.ingest.precomputed import Precomputed
+from anchormem.lifecycle import cascade
 from anchormem.llm.protocol import LLM
 from anchormem.model import Context, Event, Fact, FactSource, IngestReport, Scope, Turn
 from anchormem.store.protocol import Extraction, Store
 
+T = TypeVar("T")
+R = TypeVar("R")
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(stage, done, total)``."""
 
 SAVE_EVERY = 16  # LLM extractions buffered before one store transaction
 EMBED_BATCH = 512
+DEAD_AFTER = 4  # consecutive unavailable extractions before the endpoint is taken for dead
+
+
+def tolerant(fn: Callable[[T], R], items: Sequence[T], concurrency: int) -> Iterator[tuple[T, R | LLMError]]:
+    """:func:`run_bounded`, judging unavailability here: an isolated time-out or 5xx is one item's fault
+    (yielded as its result); ``DEAD_AFTER`` (at least twice the concurrency) of them in a row mean a dead
+    endpoint (raised)."""
+
+    def attempt(item: T) -> R | LLMUnavailableError:
+        try:
+            return fn(item)
+        except LLMUnavailableError as exc:
+            return exc
+
+    results = cast(Generator[tuple[T, Any], None, None], run_bounded(attempt, items, concurrency))
+    streak = 0
+    try:
+        for item, result in results:
+            streak = streak + 1 if isinstance(result, LLMUnavailableError) else 0
+            if streak >= max(DEAD_AFTER, 2 * concurrency):
+                raise result
+            yield item, result
+    finally:
+        results.close()
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:
@@ -52,37 +86,73 @@ class IngestPipeline:
         started = time.perf_counter()
         report = IngestReport()
         try:
-            self._store_contexts(scope, turns, report)
+            report.turns_added = len(self.store.add_turns(scope, turns))
+            self._rechunk(scope, [t.session for t in turns], report)
             self._extract(scope, pre, report)
             self._link(scope, pre, report)
         finally:
             report.seconds = time.perf_counter() - started
         return report
 
+    def rebuild(self, scope: Scope, sessions: Sequence[str] = ()) -> IngestReport:
+        """Re-cut ``sessions`` from the turns that remain, then extract and link what is missing
+        (after a delete, or to finish work an interrupted run left)."""
+        started = time.perf_counter()
+        report = IngestReport()
+        try:
+            self._rechunk(scope, sessions, report)
+            self._extract(scope, None, report)
+            self._link(scope, None, report)
+        finally:
+            report.seconds = time.perf_counter() - started
+        return report
+
     # -- steps -------------------------------------------------------------------------------------------
 
-    def _store_contexts(self, scope: Scope, turns: Sequence[Turn], report: IngestReport) -> None:
-        report.turns_added = len(self.store.add_turns(scope, turns))
-        contexts: list[Context] = []
-        for session in dict.fromkeys(t.session for t in turns):
-            contexts.extend(chunk_session(scope, self.store.turns(scope, session)))
-        report.contexts_added = len(self.store.add_contexts(scope, contexts))
+    def _rechunk(self, scope: Scope, sessions: Sequence[str], report: IngestReport) -> None:
+        """Cut the given sessions (and any whose turns no window covers) into windows; store the new
+        ones, then supersede the stored windows of those sessions that the new cut no longer has."""
+        turns = self.store.turns(scope)
+        stored = self.store.contexts(scope)
+        covered = {tid for c in stored for tid in c.turn_ids}
+        todo = dict.fromkeys([*sessions, *(t.session for t in turns if t.id not in covered)])
+        if not todo:
+            return
+        by_session: dict[str, list[Turn]] = {}
+        for t in turns:
+            by_session.setdefault(t.session, []).append(t)
+        fresh: list[Context] = []
+        for session in todo:
+            fresh.extend(chunk_session(scope, by_session.get(session, [])))
+        report.contexts_added += len(self.store.add_contexts(scope, fresh))
+        keep = {c.id for c in fresh}
+        stale = [c.id for c in stored if c.session in todo and c.id not in keep]
+        if stale:
+            plan = cascade.plan(self.store, scope, context_ids=stale)
+            report.contexts_superseded += cascade.apply(self.store, scope, plan)["contexts"]
 
     def _extract(self, scope: Scope, pre: Precomputed | None, report: IngestReport) -> None:
-        pending = {s.context_id for s in self.store.extraction_states(scope) if s.status != "done"}
+        states = self.store.extraction_states(scope)
+        pending = {s.context_id for s in states if s.status != "done"}
         if not pending:
             return
+        failed_before = {s.context_id for s in states if s.status == "failed"}
         todo = [c for c in self.store.contexts(scope) if c.id in pending]
         given = pre.facts if pre else {}
         packed = [c for c in todo if c.turn_ids in given]
         rest = [c for c in todo if c.turn_ids not in given]
-        if packed:
-            self._save_direct(scope, [(c, given[c.turn_ids]) for c in packed], "pack", report)
-        if rest and self.extract_llm is None:
-            turns = {t.id: t for t in self.store.turns(scope)}
-            self._save_direct(scope, [(c, extract_offline(c, turns)) for c in rest], "offline", report)
-        elif rest:
-            self._extract_llm(scope, rest, report)
+        try:
+            if packed:
+                self._save_direct(scope, [(c, given[c.turn_ids]) for c in packed], "pack", report)
+            if rest and self.extract_llm is None:
+                turns = {t.id: t for t in self.store.turns(scope)}
+                self._save_direct(scope, [(c, extract_offline(c, turns)) for c in rest], "offline", report)
+            elif rest:
+                self._extract_llm(scope, rest, report)
+        finally:
+            if failed_before:
+                done = {s.context_id for s in self.store.extraction_states(scope) if s.status == "done"}
+                report.extractions_recovered += len(failed_before & done)
 
     def _save_direct(self, scope: Scope, items: Sequence[tuple[Context, Sequence[str]]], source: FactSource,
                      report: IngestReport) -> None:
@@ -107,13 +177,15 @@ class IngestPipeline:
         assert self.extract_llm is not None
         llm = self.extract_llm
         buffer: list[tuple[Context, list[Fact]]] = []
+        unavailable: list[tuple[Context, LLMUnavailableError]] = []
         done = 0
         try:
-            for context, result in run_bounded(lambda c: extract_with_llm(llm, c), todo, self.concurrency):
+            for context, result in tolerant(lambda c: extract_with_llm(llm, c), todo, self.concurrency):
                 done += 1
                 report.llm_calls += 1
                 if isinstance(result, LLMUnavailableError):
-                    continue  # not this context's fault: it stays pending; run_bounded raises next
+                    unavailable.append((context, result))
+                    continue
                 if isinstance(result, LLMError):
                     report.extractions_failed += 1
                     self.store.mark_failed(scope, context.id, f"{type(result).__name__}: {result}")
@@ -126,15 +198,21 @@ class IngestPipeline:
         except LLMUnavailableError as exc:
             if buffer:
                 report.facts_added += self._save(scope, buffer)
-            left = len(todo) - done + 1
+            left = len(todo) - done + len(unavailable)
             raise LLMUnavailableError(
                 f"{exc} — everything done so far is stored ({report.contexts_added} new contexts, "
                 f"{report.facts_added} facts); {left} contexts still need facts: run the same add again "
                 f"to resume") from exc
         if buffer:
             report.facts_added += self._save(scope, buffer)
+        for context, error in unavailable:  # isolated faults: recorded, retried by the next run
+            report.extractions_failed += 1
+            self.store.mark_failed(scope, context.id, f"{type(error).__name__}: {error}")
 
     def _link(self, scope: Scope, pre: Precomputed | None, report: IngestReport) -> None:
+        seeds = self.store.unlinked_facts(scope)
+        if not seeds and not (pre is not None and pre.events is not None):
+            return
         facts, vectors = self.store.fact_matrix(scope)
         existing = {e.id for e in self.store.events(scope)}
         if pre is not None and pre.events is not None:
@@ -143,36 +221,41 @@ class IngestPipeline:
             if skipped:
                 report.notes.append(f"{skipped} precomputed events matched no fact of this memory")
             self._save_events(scope, new, self._embed([e.text for e in new]), report)
+            self.store.set_linked(scope, seeds)
             return
-        linked = build_clusters(facts, vectors, tau=self.graph.tau, n_neighbors=self.graph.n_neighbors)
-        report.clusters_kept = len(linked.kept)
-        report.clusters_discarded = linked.discarded
+        linked = build_clusters(facts, vectors, seed_ids=seeds, tau=self.graph.tau,
+                                n_neighbors=self.graph.n_neighbors)
+        report.clusters_kept += len(linked.kept)
+        report.clusters_discarded += linked.discarded
         clusters = [c for c in linked.kept if c.event_id not in existing]
-        if not clusters:
-            return
         by_id = {f.id: f for f in facts}
-        if self.integrate_llm is None:
+        failed: set[str] = set()
+        if clusters and self.integrate_llm is None:
             index = {f.id: i for i, f in enumerate(facts)}
             events = [extractive_event(c, by_id) for c in clusters]
             vecs = mean_vectors([[index[f] for f in c.fact_ids] for c in clusters], vectors)
             self._save_events(scope, events, vecs, report)
-            return
-        self._integrate_llm(scope, clusters, by_id, report)
+        elif clusters:
+            failed = self._integrate_llm(scope, clusters, by_id, report)
+        self.store.set_linked(scope, [f for f in seeds if f not in failed])
 
     def _integrate_llm(self, scope: Scope, clusters: Sequence[Cluster], facts: dict[str, Fact],
-                       report: IngestReport) -> None:
+                       report: IngestReport) -> set[str]:
+        """Write the clusters' events; returns the seed fact ids of clusters whose integration failed."""
         assert self.integrate_llm is not None
         llm = self.integrate_llm
         contexts = {c.id: c for c in self.store.contexts(scope)}
         buffer: list[Event] = []
+        failed: set[str] = set()
         done = 0
         try:
-            for _, result in run_bounded(lambda cl: integrate_with_llm(llm, cl, contexts, facts), clusters,
-                                         self.concurrency):
+            for cluster, result in tolerant(lambda cl: integrate_with_llm(llm, cl, contexts, facts), clusters,
+                                            self.concurrency):
                 done += 1
                 report.llm_calls += 1
                 if isinstance(result, LLMError):
                     report.integrations_failed += 1
+                    failed.add(cluster.seed_id)
                 else:
                     buffer.append(result)
                 if len(buffer) >= SAVE_EVERY:
@@ -187,6 +270,7 @@ class IngestPipeline:
                 f"{len(clusters) - done + 1} events still to write: run the same add again to resume") from exc
         if buffer:
             self._save_events(scope, buffer, self._embed([e.text for e in buffer]), report)
+        return failed
 
     def _save_events(self, scope: Scope, events: Sequence[Event], vectors: np.ndarray,
                      report: IngestReport) -> None:

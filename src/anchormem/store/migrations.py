@@ -27,4 +27,11 @@ CREATE TABLE usage ({_SCOPE_COLS}, phase TEXT NOT NULL, calls INTEGER NOT NULL, 
     completion_tokens INTEGER NOT NULL, seconds REAL NOT NULL, cached_calls INTEGER NOT NULL,
     failed_calls INTEGER NOT NULL, PRIMARY KEY ({_SCOPE_KEY}, phase));
 """),
+    ("0002_lifecycle", f"""
+ALTER TABLE facts ADD COLUMN linked INTEGER NOT NULL DEFAULT 1;
+CREATE INDEX facts_linked ON facts ({_SCOPE_KEY}, linked);
+CREATE TABLE history (seq INTEGER PRIMARY KEY AUTOINCREMENT, timestamp REAL NOT NULL, {_SCOPE_COLS},
+    op TEXT NOT NULL, detail TEXT NOT NULL);
+CREATE INDEX history_scope ON history ({_SCOPE_KEY}, seq);
+"""),
 ]

@@ -8,14 +8,14 @@ counter that changes on every write (used to cache retrieval snapshots).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-from anchormem.model import Context, Event, Fact, Scope, Turn, Usage
+from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
 
 Matrix = npt.NDArray[np.float32]
 
@@ -74,5 +74,49 @@ class Store(Protocol):
     def record_usage(self, scope: Scope, usage: dict[str, Usage]) -> None: ...
 
     def usage(self, scope: Scope) -> dict[str, Usage]: ...
+
+    # lifecycle (issue 4): deletion, linking state, extraction state, history, scrubbing
+    def delete_records(self, scope: Scope, *, turn_ids: Sequence[str] = (), context_ids: Sequence[str] = (),
+                       fact_ids: Sequence[str] = (), event_ids: Sequence[str] = ()) -> dict[str, int]:
+        """Delete exactly these rows of ``scope`` in one transaction and bump its version.
+
+        Deleting an event also drops its fact links; the event's member facts that are not
+        deleted themselves are marked unlinked (see :meth:`unlinked_facts`) so the next
+        linking re-forms clusters around them. Returns counts keyed ``turns``, ``contexts``,
+        ``facts``, ``events``. The caller computes the cascade (see anchormem.lifecycle.cascade).
+        """
+        ...
+
+    def delete_scope(self, scope: Scope) -> dict[str, int]:
+        """Delete every row of exactly this scope (turns, contexts, facts, events, usage, the scope
+        itself; not its history) in one transaction. A scope created again later starts at a version
+        above any it had, so cached snapshots never come back. Counts as in :meth:`delete_records`."""
+        ...
+
+    def unlinked_facts(self, scope: Scope) -> list[str]:
+        """Ids of facts not yet used as seeds of the event graph (new facts, and facts whose event was
+        deleted), in insertion order. :meth:`save_extractions` stores new facts unlinked."""
+        ...
+
+    def set_linked(self, scope: Scope, fact_ids: Sequence[str], linked: bool = True) -> None: ...
+
+    def restore_states(self, scope: Scope, states: Sequence[ExtractionState]) -> None:
+        """Set contexts' extraction status, error and attempts exactly (import)."""
+        ...
+
+    def append_history(self, scope: Scope, op: str, detail: Mapping[str, Any],
+                       timestamp: float | None = None) -> HistoryEntry:
+        """Append one entry (``timestamp`` defaults to now); entries are never changed or removed."""
+        ...
+
+    def history(self, scope: Scope, limit: int | None = None) -> list[HistoryEntry]:
+        """Entries of ``scope`` and its finer scopes (agent_id/run_id None match any), oldest first;
+        ``limit`` keeps the newest ``limit``."""
+        ...
+
+    def scrub(self) -> None:
+        """Make deleted rows unrecoverable from the store's files (SQLite: secure_delete is on, and the
+        WAL is checkpointed and truncated; a server database may vacuum)."""
+        ...
 
     def close(self) -> None: ...

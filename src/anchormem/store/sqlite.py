@@ -11,7 +11,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from anchormem.errors import StoreError
-from anchormem.model import Context, Event, Fact, Scope, Turn, Usage
+from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
+from anchormem.store import sqlite_lifecycle as life
 from anchormem.store.migrations import SQLITE_MIGRATIONS
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix
 
@@ -59,6 +60,7 @@ class SQLiteStore:
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.execute("PRAGMA foreign_keys = ON")
+            self._db.execute("PRAGMA secure_delete = ON")  # deleted rows are zeroed, not left in free pages
             self._migrate()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
@@ -105,7 +107,8 @@ class SQLiteStore:
                 db.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
 
     def _bump(self, db: sqlite3.Connection, scope: Scope) -> None:
-        db.execute("INSERT INTO scopes (user_id, agent_id, run_id, version) VALUES (?, ?, ?, 1) "
+        db.execute("INSERT INTO scopes (user_id, agent_id, run_id, version) VALUES (?, ?, ?, 1 + COALESCE("
+                   "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'version_floor'), 0)) "
                    "ON CONFLICT (user_id, agent_id, run_id) DO UPDATE SET version = version + 1", _sk(scope))
 
     def close(self) -> None:
@@ -203,7 +206,7 @@ class SQLiteStore:
                 for fact, vec in zip(ex.facts, ex.vectors, strict=True):
                     cur = db.execute(
                         "INSERT OR IGNORE INTO facts (user_id, agent_id, run_id, id, context_id, text, source, "
-                        "vector, added_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                        "vector, added_at, linked) VALUES (?,?,?,?,?,?,?,?,?,0)",
                         (*_sk(scope), fact.id, fact.context_id, fact.text, fact.source, _blob(vec), now))
                     added += cur.rowcount
                 db.execute(f"UPDATE contexts SET status = 'done', error = NULL, attempts = attempts + 1 "
@@ -283,6 +286,51 @@ class SQLiteStore:
         rows = self._q(f"SELECT phase, calls, prompt_tokens, completion_tokens, seconds, cached_calls, "
                        f"failed_calls FROM usage WHERE {_SCOPE} ORDER BY phase", _sk(scope))
         return {r[0]: Usage(*r[1:]) for r in rows}
+
+    # -- lifecycle (deletion, linking state, history; see sqlite_lifecycle) ------------------------------
+
+    def delete_records(self, scope: Scope, *, turn_ids: Sequence[str] = (), context_ids: Sequence[str] = (),
+                       fact_ids: Sequence[str] = (), event_ids: Sequence[str] = ()) -> dict[str, int]:
+        with self._tx() as db:
+            counts = life.delete_records(db, _sk(scope), turn_ids, context_ids, fact_ids, event_ids)
+            self._bump(db, scope)
+        return counts
+
+    def delete_scope(self, scope: Scope) -> dict[str, int]:
+        with self._tx() as db:
+            return life.delete_scope(db, _sk(scope))
+
+    def unlinked_facts(self, scope: Scope) -> list[str]:
+        return [r[0] for r in self._q(f"SELECT id FROM facts WHERE {_SCOPE} AND linked = 0 ORDER BY rowid",
+                                      _sk(scope))]
+
+    def set_linked(self, scope: Scope, fact_ids: Sequence[str], linked: bool = True) -> None:
+        if fact_ids:
+            with self._tx() as db:
+                life.set_linked(db, _sk(scope), fact_ids, linked)
+
+    def restore_states(self, scope: Scope, states: Sequence[ExtractionState]) -> None:
+        with self._tx() as db:
+            life.restore_states(db, _sk(scope), states)
+            self._bump(db, scope)
+
+    def append_history(self, scope: Scope, op: str, detail: Mapping[str, object],
+                       timestamp: float | None = None) -> HistoryEntry:
+        with self._tx() as db:
+            return life.append_history(db, scope, _sk(scope), op, detail, timestamp)
+
+    def history(self, scope: Scope, limit: int | None = None) -> list[HistoryEntry]:
+        sql, params = life.history_query(scope, limit)
+        return life.history_entries(self._q(sql, params))
+
+    def scrub(self) -> None:
+        if self.path == ":memory:":
+            return
+        with self._lock:
+            try:
+                life.checkpoint(self._db)
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot checkpoint {self.path}: {exc}") from exc
 
 
 def _split_sql(sql: str) -> list[str]:

@@ -1,0 +1,133 @@
+"""``anchormem delete | history | export | import``: the memory's lifecycle (registered into the main parser)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from anchormem.errors import InputError
+
+
+def register(sub: Any, common: Callable[[argparse.ArgumentParser], None],
+             scope: Callable[[argparse.ArgumentParser], None]) -> None:
+    p = sub.add_parser("delete", help="forget a session, turn or context (and all derived from it), or a whole user")
+    scope(p)
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument("--session", help="session label, e.g. 3")
+    target.add_argument("--turn", help="turn id, e.g. D3:7")
+    target.add_argument("--context", help="context id (c-…): deletes the turns it holds")
+    target.add_argument("--all", action="store_true", help="the whole memory (every agent/run of the user "
+                                                           "unless --agent/--run narrow it)")
+    common(p)
+    p.set_defaults(handler=cmd_delete)
+
+    p = sub.add_parser("history", help="the append-only record of changes to a memory")
+    scope(p)
+    p.add_argument("--limit", type=int, help="only the newest N entries")
+    common(p)
+    p.set_defaults(handler=cmd_history)
+
+    p = sub.add_parser("export", help="write a user's memory as JSONL (stdout, or --out FILE)")
+    scope(p)
+    p.add_argument("--out", help="file to write (written whole, then renamed into place)")
+    common(p)
+    p.set_defaults(handler=cmd_export)
+
+    p = sub.add_parser("import", help="load a JSONL export into empty scopes of the store")
+    p.add_argument("file", help="the export (JSONL; - for stdin)")
+    common(p)
+    p.set_defaults(handler=cmd_import)
+
+
+def _memory(args: argparse.Namespace) -> Any:
+    from anchormem.cli.main import settings_from
+    from anchormem.memory import Memory
+
+    return Memory(settings_from(args))
+
+
+def cmd_delete(args: argparse.Namespace) -> Any:
+    from anchormem.cli.output import to_jsonable
+
+    with _memory(args) as mem:
+        report = mem.delete(user_id=args.user, agent_id=args.agent, run_id=args.run, session=args.session,
+                            turn=args.turn, context=args.context, all=args.all)
+    return to_jsonable(report)
+
+
+def cmd_history(args: argparse.Namespace) -> Any:
+    from anchormem.cli.output import to_jsonable
+
+    with _memory(args) as mem:
+        entries = mem.history(user_id=args.user, agent_id=args.agent, run_id=args.run, limit=args.limit)
+    if args.json:
+        return to_jsonable(entries)
+    return [history_line(e) for e in entries] or "(no history)"
+
+
+def history_line(entry: Any) -> str:
+    import time
+
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.timestamp))
+    where = " / ".join(x for x in (entry.scope.user_id, entry.scope.agent_id, entry.scope.run_id) if x)
+    detail = ", ".join(f"{k}={v}" for k, v in sorted(entry.detail.items()) if v not in (0, None, [], {}, ""))
+    return f"{entry.seq:>6}  {when}  {entry.op:<7} {where}  {detail}"
+
+
+def cmd_export(args: argparse.Namespace) -> None:
+    with _memory(args) as mem:
+        records = mem.export(user_id=args.user, agent_id=args.agent, run_id=args.run)
+        if not args.out:
+            for record in records:
+                sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+            return
+        out = Path(args.out).expanduser()
+        tmp = out.with_name(out.name + ".part")
+        try:
+            with tmp.open("w", encoding="utf-8") as fh:
+                for record in records:
+                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            os.replace(tmp, out)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise InputError(f"cannot write {out}: {exc.strerror}") from exc
+
+
+def cmd_import(args: argparse.Namespace) -> Any:
+    from anchormem.cli.output import to_jsonable
+
+    with _memory(args) as mem:
+        return to_jsonable(mem.import_records(read_jsonl(args.file)))
+
+
+def read_jsonl(path: str) -> Iterator[Any]:
+    """Records of a JSONL file, one per non-empty line; malformed lines raise InputError naming the line."""
+    try:
+        fh = sys.stdin.buffer if path == "-" else open(Path(path).expanduser(), "rb")  # noqa: SIM115
+    except FileNotFoundError as exc:
+        raise InputError(f"file not found: {path}") from exc
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from exc
+    try:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{path}: line {lineno} is not UTF-8 text") from exc
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}: line {lineno} is not valid JSON: {exc.msg}") from exc
+            except RecursionError as exc:
+                raise InputError(f"{path}: line {lineno} is nested too deeply") from exc
+    finally:
+        if fh is not sys.stdin.buffer:
+            fh.close()

@@ -1,0 +1,1 @@
+"""Memory that lives: deletion with cascade, the append-only history, export and import."""

@@ -1,0 +1,146 @@
+"""Forgetting: resolve a delete target to turns, remove them with everything derived from
+them, rebuild what the surviving words still support, and scrub every copy.
+
+Copies scrubbed: the store's rows (cascade), retrieval snapshots (the scope version is
+bumped), LLM responses whose request or response holds deleted text (the response cache,
+then its file is vacuumed), and the store file's free pages and WAL (``Store.scrub``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from anchormem.errors import InputError, LLMError, NotFoundError, StoreError
+from anchormem.lifecycle import cascade
+from anchormem.model import DeleteReport, IngestReport, Scope
+from anchormem.store.protocol import Store
+
+Rebuild = Callable[[Scope, Sequence[str]], IngestReport]
+
+
+def resolve(store: Store, scope: Scope, session: str | None, turn: str | None,
+            context: str | None) -> tuple[dict[str, str], list[str]]:
+    """The target as given (for the history) and the ids of the turns it deletes."""
+    for name, value in (("session", session), ("turn", turn), ("context", context)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise InputError(f"{name} must be a non-empty string")
+    if session is not None:
+        ids = [t.id for t in store.turns(scope, session)]
+        if not ids:
+            raise NotFoundError(f"no session {session!r} in the memory of user {scope.user_id!r}")
+        return {"session": session}, ids
+    if turn is not None:
+        if not any(t.id == turn for t in store.turns(scope)):
+            raise NotFoundError(f"no turn {turn!r} in the memory of user {scope.user_id!r}")
+        return {"turn": turn}, [turn]
+    assert context is not None
+    found = store.contexts(scope, [context])
+    if not found:
+        raise NotFoundError(f"no context {context!r} in the memory of user {scope.user_id!r}")
+    return {"context": context}, list(found[0].turn_ids)
+
+
+def delete_turns(store: Store, scope: Scope, turn_ids: Sequence[str], rebuild: Rebuild,
+                 cache: object | None) -> DeleteReport:
+    plan = cascade.plan(store, scope, turn_ids=turn_ids)
+    counts = cascade.apply(store, scope, plan)
+    report = DeleteReport(turns=counts["turns"], contexts=counts["contexts"], facts=counts["facts"],
+                          events=counts["events"])
+    report.cache_entries_forgotten = forget_cached(cache, plan.texts)
+    try:
+        rebuilt = rebuild(scope, sorted(plan.sessions))
+    except LLMError as exc:  # the deletion stands; the surviving turns' windows wait for the next add
+        report.notes.append(f"rebuilding the surviving windows stopped: {exc}")
+    else:
+        report.contexts_rebuilt = rebuilt.contexts_added
+        report.facts_rebuilt = rebuilt.facts_added
+        report.events_rebuilt = rebuilt.events_added
+        report.llm_calls = rebuilt.llm_calls
+        report.notes.extend(rebuilt.notes)
+    store.scrub()
+    return report
+
+
+def delete_scope(store: Store, scope: Scope, cache: object | None) -> DeleteReport:
+    texts: list[str] = [x for t in store.turns(scope) for x in (t.text, t.image_caption) if x]
+    texts += [f.text for f in store.facts(scope)] + [e.text for e in store.events(scope)]
+    counts = store.delete_scope(scope)
+    report = DeleteReport(turns=counts["turns"], contexts=counts["contexts"], facts=counts["facts"],
+                          events=counts["events"])
+    report.cache_entries_forgotten = forget_cached(cache, texts)
+    store.scrub()
+    return report
+
+
+def forget_cached(cache: object | None, texts: Iterable[str]) -> int:
+    """Drop every cached LLM exchange that holds one of ``texts``, then vacuum the cache file.
+
+    ``cache`` is a :class:`~anchormem.llm.cache.CachedLLM` (anything with ``forget_containing``),
+    or the path of a cache file when no LLM is configured now but one was before."""
+    unique = list(dict.fromkeys(t for t in texts if t.strip()))
+    if isinstance(cache, Path):
+        if not cache.exists():
+            return 0
+        from anchormem.llm.cache import CachedLLM
+
+        holder = CachedLLM(_NoLLM(), cache)
+        try:
+            return forget_cached(holder, unique)
+        finally:
+            holder.close()
+    forget = getattr(cache, "forget_containing", None)
+    if forget is None:
+        return 0
+    n = sum(int(forget(text)) for text in unique)
+    path = getattr(cache, "path", None)
+    if n and isinstance(path, Path) and path.exists():
+        vacuum(path)
+    return n
+
+
+class _NoLLM:
+    """Stands in for the endpoint when a cache file is opened only to forget from it."""
+
+    model = "none"
+
+    def complete(self, messages: Any, params: Any = None) -> Any:
+        raise LLMError("no LLM is configured")
+
+
+def vacuum(path: Path) -> None:
+    """Rewrite an SQLite file without its free pages and truncate its WAL."""
+    try:
+        db = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
+        try:
+            db.execute("PRAGMA busy_timeout = 30000")
+            db.execute("VACUUM")
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot scrub the LLM response cache {path}: {exc}") from exc
+
+
+def scopes_under(store: Store, user_id: str, agent_id: str | None, run_id: str | None) -> list[Scope]:
+    """The stored scopes of a user, narrowed by agent and run when given."""
+    out = [s for s in store.scopes() if s.user_id == user_id and (agent_id is None or s.agent_id == agent_id)
+           and (run_id is None or s.run_id == run_id)]
+    if not out:
+        raise NotFoundError(f"no memory for user {user_id!r}" + (f" (agent {agent_id!r})" if agent_id else "")
+                            + (f" (run {run_id!r})" if run_id else ""))
+    return out
+
+
+def summary(reports: Iterable[DeleteReport]) -> DeleteReport:
+    total = DeleteReport()
+    for r in reports:
+        for name in ("turns", "contexts", "facts", "events", "contexts_rebuilt", "facts_rebuilt", "events_rebuilt",
+                     "cache_entries_forgotten", "llm_calls"):
+            setattr(total, name, getattr(total, name) + getattr(r, name))
+        total.notes.extend(r.notes)
+    return total
+
+

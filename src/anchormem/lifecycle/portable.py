@@ -1,0 +1,283 @@
+"""Export a memory to portable JSONL records and import them into an empty store.
+
+One header record, then per scope: a ``scope`` record followed by its ``turn``,
+``context`` (with extraction state), ``fact`` and ``event`` records (vectors as base64
+little-endian float32, so no re-embedding and an exact round trip), ``usage`` and
+``history``. Import validates every record before it writes anything.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from anchormem.errors import InputError
+from anchormem.model import Context, Event, Fact, ImportReport, Scope, Turn, Usage
+from anchormem.store.protocol import Extraction, ExtractionState, Matrix, Store
+
+FORMAT = "anchormem-export"
+VERSION = 1
+_STATUSES = ("pending", "done", "failed")
+
+
+def export_records(store: Store, scopes: Iterable[Scope], embedder: str | None, dim: int) -> Iterator[dict[str, Any]]:
+    yield {"type": "header", "format": FORMAT, "version": VERSION, "embedder": embedder, "dim": dim}
+    for scope in scopes:
+        yield {"type": "scope", "user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
+        for t in store.turns(scope):
+            yield {"type": "turn", "id": t.id, "session": t.session, "position": t.position, "speaker": t.speaker,
+                   "text": t.text, "timestamp": t.timestamp, "image_caption": t.image_caption}
+        states = {s.context_id: s for s in store.extraction_states(scope)}
+        for c in store.contexts(scope):
+            st = states.get(c.id, ExtractionState(c.id, "pending"))
+            yield {"type": "context", "id": c.id, "session": c.session, "position": c.position,
+                   "turn_ids": list(c.turn_ids), "date": c.date, "text": c.text, "status": st.status,
+                   "error": st.error, "attempts": st.attempts}
+        unlinked = set(store.unlinked_facts(scope))
+        facts, fvecs = store.fact_matrix(scope)
+        for f, v in zip(facts, fvecs, strict=True):
+            yield {"type": "fact", "id": f.id, "context_id": f.context_id, "text": f.text, "source": f.source,
+                   "linked": f.id not in unlinked, "vector": _b64(v)}
+        events, evecs = store.event_matrix(scope)
+        for e, v in zip(events, evecs, strict=True):
+            yield {"type": "event", "id": e.id, "text": e.text, "fact_ids": list(e.fact_ids), "source": e.source,
+                   "vector": _b64(v)}
+        for phase, u in store.usage(scope).items():
+            yield {"type": "usage", "phase": phase, "calls": u.calls, "prompt_tokens": u.prompt_tokens,
+                   "completion_tokens": u.completion_tokens, "seconds": u.seconds, "cached_calls": u.cached_calls,
+                   "failed_calls": u.failed_calls}
+        for h in store.history(scope):
+            if h.scope == scope:
+                yield {"type": "history", "timestamp": h.timestamp, "op": h.op, "detail": h.detail}
+
+
+@dataclass
+class ScopePlan:
+    scope: Scope
+    turns: list[Turn] = field(default_factory=list)
+    contexts: list[Context] = field(default_factory=list)
+    states: list[ExtractionState] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    fact_vectors: list[np.ndarray] = field(default_factory=list)
+    unlinked: list[str] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    event_vectors: list[np.ndarray] = field(default_factory=list)
+    usage: dict[str, Usage] = field(default_factory=dict)
+    history: list[tuple[float, str, dict[str, Any]]] = field(default_factory=list)
+
+
+@dataclass
+class ImportPlan:
+    embedder: str | None
+    dim: int
+    scopes: list[ScopePlan]
+
+
+def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
+    """Validate an export completely; raises :class:`InputError` naming the record."""
+    header: ImportPlan | None = None
+    current: ScopePlan | None = None
+    seen_scopes: set[Scope] = set()
+    ids: dict[str, set[str]] = {}
+    for n, rec in enumerate(records, 1):
+        place = f"record {n}"
+        if not isinstance(rec, Mapping):
+            raise InputError(f"{place}: expected an object, got {type(rec).__name__}")
+        kind = rec.get("type")
+        if header is None:
+            if kind != "header" or rec.get("format") != FORMAT:
+                raise InputError(f"{place}: not an anchormem export (the first record must be its header)")
+            if rec.get("version") != VERSION:
+                raise InputError(f"{place}: export version {rec.get('version')!r} is not supported (need {VERSION})")
+            dim = rec.get("dim")
+            if not isinstance(dim, int) or isinstance(dim, bool) or dim < 0:
+                raise InputError(f"{place}: 'dim' must be a non-negative integer")
+            header = ImportPlan(embedder=_opt(rec, "embedder", place), dim=dim, scopes=[])
+            continue
+        if kind == "scope":
+            scope = Scope(_str(rec, "user_id", place), _opt(rec, "agent_id", place), _opt(rec, "run_id", place))
+            if scope in seen_scopes:
+                raise InputError(f"{place}: scope {scope} appears twice")
+            seen_scopes.add(scope)
+            current = ScopePlan(scope)
+            header.scopes.append(current)
+            ids = {"turn": set(), "context": set(), "fact": set(), "event": set()}
+            continue
+        if current is None:
+            raise InputError(f"{place}: a {kind!r} record before any scope record")
+        _add(current, ids, rec, kind, place, header.dim)
+    if header is None:
+        raise InputError("the export is empty")
+    return header
+
+
+def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind: Any, place: str, dim: int) -> None:
+    if kind in ids:
+        rid = _str(rec, "id", place)
+        if rid in ids[kind]:
+            raise InputError(f"{place}: duplicate {kind} id {rid!r}")
+    if kind == "turn":
+        plan.turns.append(Turn(id=rid, session=_str(rec, "session", place), position=_int(rec, "position", place),
+                               speaker=_str(rec, "speaker", place), text=_str(rec, "text", place, empty=True),
+                               timestamp=_opt(rec, "timestamp", place),
+                               image_caption=_opt(rec, "image_caption", place)))
+    elif kind == "context":
+        turn_ids = _strs(rec, "turn_ids", place)
+        _known(turn_ids, ids["turn"], "turn", place)
+        status = rec.get("status")
+        if status not in _STATUSES:
+            raise InputError(f"{place}: 'status' must be one of {', '.join(_STATUSES)}")
+        plan.contexts.append(Context(id=rid, session=_str(rec, "session", place), position=_int(rec, "position", place),
+                                     turn_ids=tuple(turn_ids), date=_opt(rec, "date", place),
+                                     text=_str(rec, "text", place)))
+        plan.states.append(ExtractionState(rid, status, _opt(rec, "error", place), _int(rec, "attempts", place)))
+    elif kind == "fact":
+        context_id = _str(rec, "context_id", place)
+        _known([context_id], ids["context"], "context", place)
+        source = _str(rec, "source", place)
+        if source not in ("llm", "pack", "offline"):
+            raise InputError(f"{place}: unknown fact source {source!r}")
+        plan.facts.append(Fact(id=rid, context_id=context_id, text=_str(rec, "text", place), source=source))  # type: ignore[arg-type]
+        plan.fact_vectors.append(_vector(rec, place, dim))
+        if not isinstance(rec.get("linked"), bool):
+            raise InputError(f"{place}: 'linked' must be true or false")
+        if not rec["linked"]:
+            plan.unlinked.append(rid)
+    elif kind == "event":
+        fact_ids = _strs(rec, "fact_ids", place)
+        _known(fact_ids, ids["fact"], "fact", place)
+        source = _str(rec, "source", place)
+        if source not in ("llm", "pack", "extractive"):
+            raise InputError(f"{place}: unknown event source {source!r}")
+        plan.events.append(Event(id=rid, text=_str(rec, "text", place), fact_ids=tuple(fact_ids), source=source))  # type: ignore[arg-type]
+        plan.event_vectors.append(_vector(rec, place, dim))
+    elif kind == "usage":
+        phase = _str(rec, "phase", place)
+        plan.usage[phase] = Usage(
+            calls=_int(rec, "calls", place), prompt_tokens=_int(rec, "prompt_tokens", place),
+            completion_tokens=_int(rec, "completion_tokens", place), seconds=_num(rec, "seconds", place),
+            cached_calls=_int(rec, "cached_calls", place), failed_calls=_int(rec, "failed_calls", place))
+    elif kind == "history":
+        detail = rec.get("detail")
+        if not isinstance(detail, Mapping):
+            raise InputError(f"{place}: 'detail' must be an object")
+        plan.history.append((_num(rec, "timestamp", place), _str(rec, "op", place), dict(detail)))
+    else:
+        raise InputError(f"{place}: unknown record type {kind!r}")
+    if kind in ids:
+        ids[kind].add(rid)
+
+
+def write_plan(store: Store, plan: ImportPlan) -> ImportReport:
+    """Write a validated export; every scope must be empty in ``store``."""
+    for sp in plan.scopes:
+        if store.version(sp.scope) != 0:
+            raise InputError(f"the store already holds a memory for {_name(sp.scope)}; import needs an empty scope "
+                             "(delete it first, or import into another store)")
+    report = ImportReport()
+    for sp in plan.scopes:
+        scope = sp.scope
+        report.scopes += 1
+        report.turns += len(store.add_turns(scope, sp.turns))
+        report.contexts += len(store.add_contexts(scope, sp.contexts))
+        report.facts += store.save_extractions(scope, _extractions(sp, plan.dim))
+        unlinked = set(sp.unlinked)
+        store.set_linked(scope, [f.id for f in sp.facts if f.id not in unlinked], True)
+        store.set_linked(scope, sp.unlinked, False)
+        store.restore_states(scope, sp.states)
+        if sp.events:
+            report.events += store.add_events(scope, sp.events, _stack(sp.event_vectors, plan.dim))
+        if sp.usage:
+            store.record_usage(scope, sp.usage)
+        for when, op, detail in sp.history:
+            store.append_history(scope, op, detail, timestamp=when)
+            report.history += 1
+        store.append_history(scope, "import", {"turns": len(sp.turns), "contexts": len(sp.contexts),
+                                               "facts": len(sp.facts), "events": len(sp.events)})
+    return report
+
+
+def _extractions(sp: ScopePlan, dim: int) -> list[Extraction]:
+    """Facts grouped in runs of one context, in their stored order (so the import keeps it)."""
+    out: list[Extraction] = []
+    start = 0
+    for i in range(1, len(sp.facts) + 1):
+        if i == len(sp.facts) or sp.facts[i].context_id != sp.facts[start].context_id:
+            out.append(Extraction(sp.facts[start].context_id, sp.facts[start:i], _stack(sp.fact_vectors[start:i], dim)))
+            start = i
+    with_facts = {f.context_id for f in sp.facts}
+    out += [Extraction(s.context_id, [], _stack([], dim)) for s in sp.states
+            if s.status == "done" and s.context_id not in with_facts]
+    return out
+
+
+def _stack(vectors: list[np.ndarray], dim: int) -> Matrix:
+    if not vectors:
+        return np.zeros((0, dim), dtype=np.float32)
+    return np.stack(vectors).astype(np.float32)
+
+
+def _b64(vector: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(vector, dtype="<f4").tobytes()).decode("ascii")
+
+
+def _vector(rec: Mapping[str, Any], place: str, dim: int) -> np.ndarray:
+    raw = _str(rec, "vector", place)
+    try:
+        data = base64.b64decode(raw, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise InputError(f"{place}: 'vector' is not base64") from exc
+    if len(data) != 4 * dim:
+        raise InputError(f"{place}: 'vector' has {len(data) // 4} dimensions, the header says {dim}")
+    return np.frombuffer(data, dtype="<f4").astype(np.float32)
+
+
+def _str(rec: Mapping[str, Any], key: str, place: str, empty: bool = False) -> str:
+    value = rec.get(key)
+    if not isinstance(value, str) or (not empty and not value):
+        raise InputError(f"{place}: '{key}' must be a non-empty string" if not empty else
+                         f"{place}: '{key}' must be a string")
+    if "\x00" in value:
+        raise InputError(f"{place}: '{key}' contains a NUL byte")
+    return value
+
+
+def _opt(rec: Mapping[str, Any], key: str, place: str) -> str | None:
+    return None if rec.get(key) is None else _str(rec, key, place, empty=True)
+
+
+def _int(rec: Mapping[str, Any], key: str, place: str) -> int:
+    value = rec.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or not -2**62 < value < 2**62:
+        raise InputError(f"{place}: '{key}' must be an integer")
+    return value
+
+
+def _num(rec: Mapping[str, Any], key: str, place: str) -> float:
+    value = rec.get(key)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
+        raise InputError(f"{place}: '{key}' must be a number")
+    return float(value)
+
+
+def _strs(rec: Mapping[str, Any], key: str, place: str) -> list[str]:
+    value = rec.get(key)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"{place}: '{key}' must be a list of strings")
+    return list(value)
+
+
+def _known(refs: Iterable[str], known: set[str], kind: str, place: str) -> None:
+    for ref in refs:
+        if ref not in known:
+            raise InputError(f"{place}: refers to {kind} {ref!r}, which no earlier record defines")
+
+
+def _name(scope: Scope) -> str:
+    return f"user {scope.user_id!r}" + (f" agent {scope.agent_id!r}" if scope.agent_id else "") + (
+        f" run {scope.run_id!r}" if scope.run_id else "")
