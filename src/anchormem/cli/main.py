@@ -94,6 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
     from anchormem.cli import eval_cmd
 
     eval_cmd.register(sub, _common)
+    from anchormem.cli import lifecycle_cmd
+
+    lifecycle_cmd.register(sub, _common, _scope)
+
+    from anchormem.cli import serve_cmd
+
+    serve_cmd.register(sub, _common)
     return parser
 
 

@@ -1,0 +1,98 @@
+"""``anchormem mcp``: one user's memory as MCP tools for agents (stdio or streamable HTTP).
+
+Tools: ``add_memory``, ``search_memory``, ``answer_question``, ``delete_memory`` and
+``memory_stats``, all on the scope given at start (``--user``, optional ``--agent`` and
+``--run``); the agent cannot reach another user's memory. Library errors come back as tool
+errors (``is_error``) whose text holds the REST API's stable code, e.g. ``not_found: ...``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any, TypeVar
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, Field
+
+from anchormem import __version__
+from anchormem.cli.output import report_dict, to_jsonable
+from anchormem.errors import AnchorMemError
+from anchormem.ingest.sources import Conversation, parse_messages
+from anchormem.memory import Memory
+from anchormem.query.render import render_memories
+from anchormem.scopes import make_scope
+from anchormem.server.errors import classify
+
+T = TypeVar("T")
+
+INSTRUCTIONS = """Long-term memory of one user (AnchorMem). Store conversation turns with add_memory;
+recall with search_memory, which returns the original words with their turn ids and dates; answer_question
+answers from memory with citations (needs an LLM on the server); delete_memory forgets a session, a turn,
+a context, or everything."""
+
+
+class MessageIn(BaseModel):
+    speaker: str = Field(..., min_length=1, max_length=256, description="who said it, e.g. 'user' or a name")
+    text: str = Field(..., min_length=1, description="what was said")
+    timestamp: str | None = Field(None, max_length=256, description="when, kept exactly as given")
+    session: str | None = Field(None, max_length=256, description="session label (default '1')")
+    id: str | None = Field(None, max_length=256, description="turn id (default: a stable generated id)")
+
+
+async def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a Memory call in a worker thread; library errors become tool errors with a stable code."""
+    try:
+        return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs))
+    except AnchorMemError as exc:
+        _, code = classify(exc)
+        raise ToolError(f"{code}: {' '.join(str(exc).split())}") from exc
+
+
+def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None,
+                 run_id: str | None = None) -> MCPServer:
+    """An MCP server over ``memory``, bound to one scope."""
+    scope = make_scope(user_id, agent_id, run_id)
+    where = {"user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
+    server: MCPServer = MCPServer("anchormem", instructions=INSTRUCTIONS, version=__version__)
+
+    @server.tool(description="Store conversation turns in long-term memory (adding the same turns again "
+                             "creates nothing new). Returns what was added.")
+    async def add_memory(messages: list[MessageIn]) -> dict[str, Any]:
+        raw = [m.model_dump(exclude_none=True) for m in messages]
+        turns = await _call(parse_messages, raw, where="messages")
+        report = await _call(memory.add, Conversation(name="mcp", turns=tuple(turns)), **where)
+        return report_dict(report)
+
+    @server.tool(description="Recall memories for a query: the original conversation excerpts (with turn "
+                             "ids and dates) and event summaries, most relevant first.")
+    async def search_memory(query: str, k: int | None = None, max_contexts: int | None = None) -> dict[str, Any]:
+        result = await _call(memory.search, query, k=k, max_contexts=max_contexts, **where)
+        return {"memories": render_memories(result, with_turn_ids=True), "turn_ids": result.turn_ids,
+                "contexts": [{"id": h.context.id, "turn_ids": list(h.context.turn_ids), "date": h.context.date,
+                              "session": h.context.session, "score": round(h.score, 4), "text": h.context.text}
+                             for h in result.contexts],
+                "events": [{"id": e.event.id, "score": round(e.score, 4), "text": e.event.text}
+                           for e in result.events]}
+
+    @server.tool(description="Answer a question from memory with the server's LLM; cites the turn ids used.")
+    async def answer_question(question: str, k: int | None = None) -> dict[str, Any]:
+        answer = await _call(memory.answer, question, k=k, **where)
+        return {"answer": answer.text, "cited_turn_ids": list(answer.cited_turn_ids), "model": answer.model}
+
+    @server.tool(description="Forget memories: one session, one turn, one context, or all=true for everything "
+                             "in this memory. Returns what was deleted.")
+    async def delete_memory(session: str | None = None, turn: str | None = None, context: str | None = None,
+                            all: bool = False) -> dict[str, Any]:
+        report = await _call(memory.delete, session=session, turn=turn, context=context, all=all, **where)
+        return {"deleted": to_jsonable(report)}
+
+    @server.tool(description="Counts of turns, sessions, contexts, facts and events in this memory.")
+    async def memory_stats() -> dict[str, Any]:
+        stats = await _call(memory.stats, **where)
+        data: dict[str, Any] = to_jsonable(stats)
+        return data
+
+    return server

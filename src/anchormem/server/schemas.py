@@ -1,0 +1,116 @@
+"""Request and response bodies (pydantic), as the OpenAPI schema shows them."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_MESSAGES = 20_000
+MAX_PAGE = 1000
+
+Kind = Literal["turns", "contexts", "facts", "events"]
+
+
+class Message(BaseModel):
+    """One message. ``speaker`` (or ``role``) and ``text`` (or ``content``) are required."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra={
+        "example": {"speaker": "Priya", "text": "I adopted an orange tabby, his name is Biscuit.",
+                    "timestamp": "9:30 am on 23 March, 2024", "session": "2"}})
+
+    speaker: str | None = Field(None, max_length=256)
+    role: str | None = Field(None, max_length=256)
+    text: str | None = None
+    content: str | None = None
+    timestamp: str | None = Field(None, max_length=256)
+    session: str | None = Field(None, max_length=256)
+    id: str | None = Field(None, max_length=256)
+
+
+class AddRequest(BaseModel):
+    """A list of ``messages``, or one LoCoMo-format ``conversation`` (an object with
+    ``sample_id`` and ``conversation``). ``background``: run as a job (202 and a job to poll);
+    by default, requests with more than the server's threshold of turns run in the background."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    messages: list[Message] | None = Field(None, max_length=MAX_MESSAGES)
+    conversation: dict[str, Any] | None = None
+    agent_id: str | None = Field(None, max_length=256)
+    run_id: str | None = Field(None, max_length=256)
+    background: bool | None = None
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(..., min_length=1, max_length=10_000)
+    agent_id: str | None = Field(None, max_length=256)
+    run_id: str | None = Field(None, max_length=256)
+    k: int | None = Field(None, ge=1, le=200)
+    max_contexts: int | None = Field(None, ge=1, le=200)
+    variant: str | None = Field(None, max_length=32)
+
+
+class AnswerRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(..., min_length=1, max_length=10_000)
+    agent_id: str | None = Field(None, max_length=256)
+    run_id: str | None = Field(None, max_length=256)
+    k: int | None = Field(None, ge=1, le=200)
+    variant: str | None = Field(None, max_length=32)
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(..., examples=["not_found"])
+    message: str
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorDetail
+
+
+class Page(BaseModel):
+    """One page of a list: ``next_offset`` is null on the last page."""
+
+    items: list[dict[str, Any]]
+    total: int
+    offset: int
+    limit: int
+    next_offset: int | None
+
+
+class JobProgress(BaseModel):
+    stage: str
+    done: int
+    total: int
+
+
+class Job(BaseModel):
+    """A background ingest. ``status``: queued, running, succeeded or failed; ``result`` is the
+    ingest report once succeeded, ``error`` the stable error once failed."""
+
+    id: str
+    user_id: str
+    agent_id: str | None
+    run_id: str | None
+    status: Literal["queued", "running", "succeeded", "failed"]
+    turns: int
+    progress: list[JobProgress]
+    created: float
+    started: float | None
+    finished: float | None
+    result: dict[str, Any] | None
+    error: ErrorDetail | None
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    version: str
+    jobs_running: int
+
+
+class UserList(BaseModel):
+    users: list[dict[str, str | None]]

