@@ -1,4 +1,4 @@
-"""Small hand-made conversations shaped like LoCoMo (no file from ../shared is used)."""
+"""Small hand-made conversations shaped like LoCoMo, built in the tests themselves (no data files)."""
 
 from __future__ import annotations
 

@@ -189,15 +189,7 @@ class Memory(LifecycleMixin):
         after = self.accounting.snapshot()
         delta = {}
         for phase, usage in after.items():
-            prev = before.get(phase)
-            d = replace(usage)
-            if prev is not None:
-                d.calls -= prev.calls
-                d.prompt_tokens -= prev.prompt_tokens
-                d.completion_tokens -= prev.completion_tokens
-                d.seconds -= prev.seconds
-                d.cached_calls -= prev.cached_calls
-                d.failed_calls -= prev.failed_calls
+            d = usage.since(before.get(phase))
             if d.calls or d.failed_calls:
                 delta[phase] = d
         if delta:

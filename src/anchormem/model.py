@@ -8,7 +8,7 @@ re-adding the same turns creates nothing new.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 FactSource = Literal["llm", "pack", "offline"]
@@ -147,6 +147,15 @@ class Usage:
         self.seconds += other.seconds
         self.cached_calls += other.cached_calls
         self.failed_calls += other.failed_calls
+
+    def since(self, earlier: Usage | None) -> Usage:
+        """What was used after ``earlier`` (a snapshot of the same counter)."""
+        if earlier is None:
+            return replace(self)
+        return Usage(calls=self.calls - earlier.calls, prompt_tokens=self.prompt_tokens - earlier.prompt_tokens,
+                     completion_tokens=self.completion_tokens - earlier.completion_tokens,
+                     seconds=self.seconds - earlier.seconds, cached_calls=self.cached_calls - earlier.cached_calls,
+                     failed_calls=self.failed_calls - earlier.failed_calls)
 
 
 @dataclass

@@ -53,3 +53,16 @@ def max_seq_length(model_dir: Path) -> int:
         return int(config["max_seq_length"])
     except (OSError, ValueError, KeyError, TypeError):
         return 256
+
+
+class MiniLMIdentity:
+    """What every runtime of all-MiniLM-L6-v2 reports about itself: one name, one width, the same
+    vectors (so a store built with one runtime is searched with another)."""
+
+    @property
+    def name(self) -> str:
+        return MODEL_NAME
+
+    @property
+    def dim(self) -> int:
+        return MINILM_DIM

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from anchormem.embed.bundled import MINILM_DIM, MODEL_NAME, minilm_model_dir
+from anchormem.embed.bundled import MODEL_NAME, MiniLMIdentity, minilm_model_dir
 from anchormem.embed.protocol import Vectors
 from anchormem.embed.vectors import empty_vectors, l2_normalize
 from anchormem.errors import EmbeddingError
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
 
-class MiniLMEmbedder:
+class MiniLMEmbedder(MiniLMIdentity):
     """all-MiniLM-L6-v2 via sentence-transformers on CPU; 384-dim, L2-normalised."""
 
     def __init__(
@@ -29,14 +29,6 @@ class MiniLMEmbedder:
         self._device = device
         self._model: SentenceTransformer | None = None
         self._lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        return MODEL_NAME
-
-    @property
-    def dim(self) -> int:
-        return MINILM_DIM
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:

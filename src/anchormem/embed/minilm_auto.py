@@ -10,7 +10,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from anchormem.embed.bundled import MINILM_DIM, MODEL_NAME
+from anchormem.embed.bundled import MiniLMIdentity
 from anchormem.embed.minilm import MiniLMEmbedder
 from anchormem.embed.onnx_runtime import OnnxMiniLMEmbedder
 from anchormem.embed.protocol import Embedder, Vectors
@@ -19,7 +19,7 @@ from anchormem.errors import EmbeddingError
 log = logging.getLogger(__name__)
 
 
-class AutoMiniLMEmbedder:
+class AutoMiniLMEmbedder(MiniLMIdentity):
     """all-MiniLM-L6-v2 on the fastest runtime that works here."""
 
     def __init__(self, batch_size: int = 64, cache_dir: str | Path | None = None) -> None:
@@ -27,14 +27,6 @@ class AutoMiniLMEmbedder:
         self._cache_dir = cache_dir
         self._chosen: Embedder | None = None
         self._lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        return MODEL_NAME
-
-    @property
-    def dim(self) -> int:
-        return MINILM_DIM
 
     @property
     def runtime(self) -> str | None:

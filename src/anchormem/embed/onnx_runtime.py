@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from anchormem.embed.bundled import MINILM_DIM, MODEL_NAME, max_seq_length, minilm_model_dir
+from anchormem.embed.bundled import MODEL_NAME, MiniLMIdentity, max_seq_length, minilm_model_dir
 from anchormem.embed.onnx_export import INPUT_NAMES, OUTPUT_NAME, ensure_onnx
 from anchormem.embed.protocol import Vectors
 from anchormem.embed.vectors import batches, empty_vectors, l2_normalize
@@ -35,7 +35,7 @@ class _Runtime:
     batch_session: Any = None  # a second session with more threads, opened on the first batch
 
 
-class OnnxMiniLMEmbedder:
+class OnnxMiniLMEmbedder(MiniLMIdentity):
     """all-MiniLM-L6-v2 via onnxruntime on CPU; the same vectors as :class:`MiniLMEmbedder`.
 
     ``threads`` sets onnxruntime's intra-op threads for single texts (default 1: on an idle 2-core
@@ -60,14 +60,6 @@ class OnnxMiniLMEmbedder:
         self._batch_threads = max(1, batch_threads or min(4, os.cpu_count() or 1))
         self._runtime: _Runtime | None = None
         self._lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        return MODEL_NAME
-
-    @property
-    def dim(self) -> int:
-        return MINILM_DIM
 
     def load(self) -> None:
         """Export (if needed) and load the model now instead of on the first :meth:`embed`."""

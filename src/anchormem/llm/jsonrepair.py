@@ -197,7 +197,7 @@ class _Parser:
             self.i += 1
 
     def _unicode_escape(self, digits: str) -> str:
-        """Decode ``\\uXXXX`` at ``self.i`` (joining a surrogate pair) and move past it."""
+        """Decode ``\\uHHHH`` at ``self.i`` (joining a surrogate pair) and move past it."""
         code = _hex(digits)
         self.i += 6
         if 0xD800 <= code < 0xDC00 and self.s.startswith("\\u", self.i):
