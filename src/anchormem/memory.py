@@ -63,6 +63,7 @@ class Memory(LifecycleMixin):
         self.accounting = Accounting()
         self._snapshots: dict[Scope, tuple[int, ScopeSnapshot]] = {}
         self._lock = threading.Lock()
+        self._writers: dict[str, threading.RLock] = {}
 
     @classmethod
     def from_env(cls, config_file: str | Path | None = None, **overrides: Any) -> Memory:
@@ -175,15 +176,16 @@ class Memory(LifecycleMixin):
         pipeline = self._pipeline(progress)
         report = IngestReport()
         completed = False
-        try:
-            report = pipeline.run(scope, turns, pre)
-            completed = True
-            return report
-        finally:
-            self._record_usage(scope, before)
-            if not completed or chronicle.changed(report):
-                chronicle.record_add(self.store, scope, report, list(dict.fromkeys(t.session for t in turns)),
-                                     self._made_by(pre is not None and bool(pre.facts)), completed)
+        with self._writer(scope.user_id):
+            try:
+                report = pipeline.run(scope, turns, pre)
+                completed = True
+                return report
+            finally:
+                self._record_usage(scope, before)
+                if not completed or chronicle.changed(report):
+                    chronicle.record_add(self.store, scope, report, list(dict.fromkeys(t.session for t in turns)),
+                                         self._made_by(pre is not None and bool(pre.facts)), completed)
 
     def _record_usage(self, scope: Scope, before: Mapping[str, Any]) -> None:
         after = self.accounting.snapshot()

@@ -46,33 +46,38 @@ def resolve(store: Store, scope: Scope, session: str | None, turn: str | None,
 def delete_turns(store: Store, scope: Scope, turn_ids: Sequence[str], rebuild: Rebuild,
                  cache: object | None) -> DeleteReport:
     plan = cascade.plan(store, scope, turn_ids=turn_ids)
-    counts = cascade.apply(store, scope, plan)
-    report = DeleteReport(turns=counts["turns"], contexts=counts["contexts"], facts=counts["facts"],
-                          events=counts["events"])
-    report.cache_entries_forgotten = forget_cached(cache, plan.texts)
+    # The cache first: once the cascade commits the target is gone, so a crash after it could not be
+    # followed by a re-run of this delete to finish the forgetting.
+    forgotten = forget_cached(cache, plan.texts)
     try:
-        rebuilt = rebuild(scope, sorted(plan.sessions))
-    except LLMError as exc:  # the deletion stands; the surviving turns' windows wait for the next add
-        report.notes.append(f"rebuilding the surviving windows stopped: {exc}")
-    else:
-        report.contexts_rebuilt = rebuilt.contexts_added
-        report.facts_rebuilt = rebuilt.facts_added
-        report.events_rebuilt = rebuilt.events_added
-        report.llm_calls = rebuilt.llm_calls
-        report.notes.extend(rebuilt.notes)
-    store.scrub()
+        counts = cascade.apply(store, scope, plan)
+        report = DeleteReport(turns=counts["turns"], contexts=counts["contexts"], facts=counts["facts"],
+                              events=counts["events"], cache_entries_forgotten=forgotten)
+        try:
+            rebuilt = rebuild(scope, sorted(plan.sessions))
+        except LLMError as exc:  # the deletion stands; the surviving turns' windows wait for the next add
+            report.notes.append(f"rebuilding the surviving windows stopped: {exc}")
+        else:
+            report.contexts_rebuilt = rebuilt.contexts_added
+            report.facts_rebuilt = rebuilt.facts_added
+            report.events_rebuilt = rebuilt.events_added
+            report.llm_calls = rebuilt.llm_calls
+            report.notes.extend(rebuilt.notes)
+    finally:
+        store.scrub()  # whatever failed after the cascade, its freed bytes leave the file
     return report
 
 
 def delete_scope(store: Store, scope: Scope, cache: object | None) -> DeleteReport:
     texts: list[str] = [x for t in store.turns(scope) for x in (t.text, t.image_caption) if x]
     texts += [f.text for f in store.facts(scope)] + [e.text for e in store.events(scope)]
-    counts = store.delete_scope(scope)
-    report = DeleteReport(turns=counts["turns"], contexts=counts["contexts"], facts=counts["facts"],
-                          events=counts["events"])
-    report.cache_entries_forgotten = forget_cached(cache, texts)
-    store.scrub()
-    return report
+    forgotten = forget_cached(cache, texts)  # before the store: see delete_turns
+    try:
+        counts = store.delete_scope(scope)
+    finally:
+        store.scrub()
+    return DeleteReport(turns=counts["turns"], contexts=counts["contexts"], facts=counts["facts"],
+                        events=counts["events"], cache_entries_forgotten=forgotten)
 
 
 def forget_cached(cache: object | None, texts: Iterable[str]) -> int:

@@ -35,6 +35,7 @@ class LifecycleMixin:
     accounting: Accounting
     _lock: threading.Lock
     _snapshots: dict[Scope, tuple[int, ScopeSnapshot]]
+    _writers: dict[str, threading.RLock]
 
     if TYPE_CHECKING:
         @property
@@ -73,6 +74,11 @@ class LifecycleMixin:
         if targets != 1:
             raise InputError("delete needs exactly one target: session, turn, context or all")
         make_scope(user_id, agent_id, run_id)
+        with self._writer(user_id):
+            return self._delete(user_id, agent_id, run_id, session, turn, context, all)
+
+    def _delete(self, user_id: str, agent_id: str | None, run_id: str | None, session: str | None,
+                turn: str | None, context: str | None, all: bool) -> DeleteReport:
         if all:
             scopes = forgetting.scopes_under(self.store, user_id, agent_id, run_id)
             reports = []
@@ -139,6 +145,13 @@ class LifecycleMixin:
         if llm is not None and hasattr(llm, "forget_containing"):
             return llm
         return self.settings.cache_path
+
+    def _writer(self, user_id: str) -> threading.RLock:
+        """The lock that serialises this process's adds and deletes of one user's memory, so a delete
+        never lands while an add is between reading the turns and writing what it derived from them
+        (which would write back facts, events and cached LLM responses of deleted words)."""
+        with self._lock:
+            return self._writers.setdefault(user_id, threading.RLock())
 
     def _forget_snapshot(self, scope: Scope) -> None:
         """Drop what this process holds in memory about the scope: its retrieval snapshot, and the
