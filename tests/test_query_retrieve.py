@@ -212,3 +212,12 @@ def test_chunks_variant_ranks_contexts_by_their_own_embedding() -> None:
     assert [h.context.id for h in result.contexts] == ["c1"] and result.events == ()
     with pytest.raises(ConfigError, match="needs an embedder"):
         retrieve(ScopeSnapshot(contexts, [], empty), "cello", emb.embed(["cello"])[0], settings)
+
+
+def test_previous_default_stays_available(snap: ScopeSnapshot) -> None:
+    assert RECIPES["anchormem"].shared_turns and not RECIPES["anchormem-v1"].shared_turns
+    q = "Who played a Bach suite?"
+    vec = EMB.embed([q])[0]
+    for variant in ("anchormem", "anchormem-v1"):
+        res = retrieve(snap, q, vec, RetrievalSettings(variant=variant, max_contexts=2))
+        assert "D2:3" in res.turn_ids

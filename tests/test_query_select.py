@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from anchormem.model import Context
-from anchormem.query.scoring import normalise
+from anchormem.query.scoring import normalise, shared_turn_mean
 from anchormem.query.select import select_diverse, select_ranked
 from anchormem.query.snapshot import ScopeSnapshot
 
@@ -44,3 +44,16 @@ def test_normalise_maps_best_to_one_and_deep_ranks_to_zero() -> None:
     assert normalise(np.array([2.0, 2.0])).tolist() == [1.0, 1.0]
     assert normalise(np.full(3, -np.inf)).tolist() == [0.0, 0.0, 0.0]
     assert normalise(np.zeros(0)).shape == (0,)
+
+
+def test_shared_turn_mean_lifts_a_window_next_to_a_strong_one() -> None:
+    snap = _snapshot()  # c0 and c1 share D1:3, c1 and the tail c2 share D1:5, c3 stands alone
+    values = np.array([0.0, 0.9, 0.3, 0.6])
+    out = shared_turn_mean(snap, values)
+    assert np.allclose(out, [0.3, 0.9, 0.9, 0.6])  # c0: (0 + 0 + 0.9) / 3; the tail takes its window's
+    assert np.all(out >= values)  # spreading never lowers a window
+
+
+def test_shared_turn_mean_without_turns_keeps_values() -> None:
+    snap = ScopeSnapshot([Context("c0", "1", 0, (), None, "x")], [], np.zeros((0, 4), np.float32))
+    assert np.allclose(shared_turn_mean(snap, np.array([0.4])), [0.4])

@@ -34,7 +34,7 @@ def main() -> None:
     snap.warm()
     build_ms = 1000 * (time.perf_counter() - t0)
     queries = [(q.text, v) for cv in convs for q, v in zip(cv.questions, cv.query_vectors, strict=True)]
-    for variant in ("anchormem", "paper", "bm25"):
+    for variant in ("anchormem", "anchormem-v1", "paper", "bm25"):
         settings = RetrievalSettings(variant=variant)
         times = []
         for text, vec in queries:

@@ -13,6 +13,10 @@ A *recipe* names how candidate contexts are scored and chosen (``RetrievalSettin
   then chosen by maximal marginal relevance over their best anchors' vectors (a context that
   repeats what a chosen one says gives way to one that adds something), skipping contexts whose
   turns are all covered. The top events are returned beside.
+  Each normalised signal is first spread over the turns that overlapping windows share (a turn
+  scores its best window, a window the mean of its turns), so a window next to a strong one
+  gains: the answer often continues past the matched window.
+- ``anchormem-v1``: ``anchormem`` without that spreading (the default before; kept for the ladder).
 - ``anchormem-events``: ``anchormem`` where events also vote for the contexts of their source
   facts (measured weaker on LoCoMo; kept for the ladder).
 - ``no-events``: ``anchormem`` without events in the result.
@@ -34,7 +38,7 @@ from anchormem.config import RetrievalSettings
 from anchormem.errors import ConfigError, InputError
 from anchormem.model import ContextHit, EventHit, FactHit, SearchResult
 from anchormem.query.fuse import order_by_score, rrf
-from anchormem.query.scoring import context_max, expansion_terms, normalise
+from anchormem.query.scoring import context_max, event_votes, expansion_terms, normalise, shared_turn_mean
 from anchormem.query.select import select_diverse, select_ranked
 from anchormem.query.snapshot import ScopeSnapshot
 
@@ -53,6 +57,7 @@ class Recipe:
     expand_facts: int = 0  # query expansion: words of this many best facts (0: off; no gain measured)
     expand_terms: int = 10
     expand_weight: float = 0.2
+    shared_turns: bool = True  # each signal spread over the turns windows share (``shared_turn_mean``)
     mmr_lambda: float = 0.7  # 1.0: plain ranking
     pool: int = 40  # candidates considered by the selection (at least 4x the contexts asked for)
     depth: int = 100  # ranked candidates per signal (rank-based modes)
@@ -61,6 +66,7 @@ class Recipe:
 
 RECIPES: dict[str, Recipe] = {
     "anchormem": Recipe(),
+    "anchormem-v1": Recipe(shared_turns=False),
     "anchormem-events": Recipe(w_events=1.0),
     "no-events": Recipe(return_events=False),
     "rrf": Recipe(mode="rrf", return_events=False),
@@ -161,8 +167,13 @@ def _hybrid(
         return [], {}
     relevance = np.zeros(n)
     total = 0.0
+
+    def signal(values: Floats) -> Floats:
+        scaled = normalise(values)
+        return shared_turn_mean(snapshot, scaled) if recipe.shared_turns else scaled
+
     if recipe.w_dense and snapshot.facts:
-        relevance += recipe.w_dense * normalise(context_max(snapshot, fact_scores))
+        relevance += recipe.w_dense * signal(context_max(snapshot, fact_scores))
         total += recipe.w_dense
     if recipe.w_lexical:
         index = snapshot.context_bm25
@@ -172,15 +183,13 @@ def _hybrid(
             best = [f for f, _ in top_rows(fact_scores, recipe.expand_facts)]
             extra = [t for t in expansion_terms(snapshot, query, best, recipe.expand_terms) if t not in terms]
             lexical = lexical + recipe.expand_weight * index.scores_for_terms(extra)
-        relevance += recipe.w_lexical * normalise(lexical)
+        relevance += recipe.w_lexical * signal(lexical)
         total += recipe.w_lexical
     if recipe.w_fact_lexical and snapshot.facts:
-        relevance += recipe.w_fact_lexical * normalise(
-            context_max(snapshot, snapshot.fact_bm25.scores(query))
-        )
+        relevance += recipe.w_fact_lexical * signal(context_max(snapshot, snapshot.fact_bm25.scores(query)))
         total += recipe.w_fact_lexical
     if recipe.w_events and events:
-        relevance += recipe.w_events * normalise(_event_votes(snapshot, events, fact_scores))
+        relevance += recipe.w_events * signal(event_votes(snapshot, events, fact_scores))
         total += recipe.w_events
     relevance /= max(total, 1e-12)
     if recipe.mmr_lambda >= 1.0 or not snapshot.facts:
@@ -214,20 +223,6 @@ def _best_anchor_vectors(
     first[seg_id[hits]] = hits
     out[rows] = snapshot.fact_vectors[order[first]]
     return out
-
-
-def _event_votes(
-    snapshot: ScopeSnapshot, events: list[tuple[int, float]], fact_scores: npt.NDArray[np.floating]
-) -> Floats:
-    """Per context: the best min(event cosine, source fact cosine) over the top events."""
-    votes = np.full(len(snapshot.contexts), -np.inf)
-    fact_context = snapshot.fact_context
-    for e, score in events:
-        for f in snapshot.event_facts[e]:
-            row = int(fact_context[f])
-            if row >= 0:
-                votes[row] = max(votes[row], min(score, float(fact_scores[f])))
-    return votes
 
 
 # -- rank-based baselines ---------------------------------------------------------------------------

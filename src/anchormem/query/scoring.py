@@ -22,6 +22,22 @@ def context_max(snapshot: ScopeSnapshot, fact_values: npt.NDArray[np.floating]) 
     return out
 
 
+def shared_turn_mean(snapshot: ScopeSnapshot, values: Floats) -> Floats:
+    """Spread scores over the turns windows share: a turn scores the best window holding it, a
+    window the mean of its turns. Windows overlap by a turn, so a window gains when a neighbour
+    scores higher (the answer often continues past the matched window) and never loses; a context
+    without turns keeps its value. Parameter-free."""
+    ctx_rows, turn_rows, n_turns = snapshot.turn_segments
+    if ctx_rows.size == 0:
+        return values
+    turn_best = np.full(n_turns, -np.inf)
+    np.maximum.at(turn_best, turn_rows, values[ctx_rows])
+    n = len(snapshot.contexts)
+    counts = np.bincount(ctx_rows, minlength=n)
+    sums = np.bincount(ctx_rows, weights=turn_best[turn_rows], minlength=n)
+    return np.where(counts > 0, sums / np.maximum(counts, 1), values)
+
+
 def normalise(values: Floats, reference_rank: int = 50) -> Floats:
     """Map scores to [0, 1]: the best is 1, the ``reference_rank``-th best (and anything lower) 0.
 
@@ -53,3 +69,17 @@ def expansion_terms(snapshot: ScopeSnapshot, query: str, fact_rows: list[int], l
         counts.update(set(tokenize(snapshot.facts[f].text)) - asked)
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return [index.vocab[t] for t, _ in ranked if t in index.vocab][:limit]
+
+
+def event_votes(
+    snapshot: ScopeSnapshot, events: list[tuple[int, float]], fact_scores: npt.NDArray[np.floating]
+) -> Floats:
+    """Per context: the best min(event cosine, source fact cosine) over the top events."""
+    votes = np.full(len(snapshot.contexts), -np.inf)
+    fact_context = snapshot.fact_context
+    for e, score in events:
+        for f in snapshot.event_facts[e]:
+            row = int(fact_context[f])
+            if row >= 0:
+                votes[row] = max(votes[row], min(score, float(fact_scores[f])))
+    return votes

@@ -103,6 +103,19 @@ class ScopeSnapshot:
     def context_turns(self) -> list[frozenset[str]]:
         return [frozenset(c.turn_ids) for c in self.contexts]
 
+    @cached_property
+    def turn_segments(self) -> tuple[IntArray, IntArray, int]:
+        """Windows -> turns for spreading scores over shared turns: (context row of each (window,
+        turn) pair, turn number of the pair, number of distinct turns)."""
+        numbers: dict[str, int] = {}
+        ctx_rows: list[int] = []
+        turn_rows: list[int] = []
+        for row, context in enumerate(self.contexts):
+            for tid in dict.fromkeys(context.turn_ids):
+                ctx_rows.append(row)
+                turn_rows.append(numbers.setdefault(tid, len(numbers)))
+        return np.asarray(ctx_rows, dtype=np.int64), np.asarray(turn_rows, dtype=np.int64), len(numbers)
+
     # -- lexical indexes ----------------------------------------------------------------------
     @cached_property
     def context_bm25(self) -> BM25Index:
@@ -122,6 +135,7 @@ class ScopeSnapshot:
             "fact_segments",
             "event_facts",
             "context_turns",
+            "turn_segments",
             "context_bm25",
             "fact_bm25",
         ):
