@@ -52,13 +52,12 @@ def test_in_process_round_trip(memory: Memory) -> None:
     async def run() -> None:
         async with Client(build_server(memory, user_id="alice")) as client:
             await round_trip(client)
-            if hasattr(Memory, "delete"):
-                deleted = data(await client.call_tool("delete_memory", {"session": "1"}))
-                assert deleted["deleted"]["turns"] == len(SESSION_1)
-                gone = data(await client.call_tool("delete_memory", {"all": True}))
-                assert gone["deleted"]["turns"] == len(SESSION_2)
-                missing = await client.call_tool("memory_stats", {})
-                assert missing.is_error and "not_found: " in missing.content[0].text
+            deleted = data(await client.call_tool("delete_memory", {"session": "1"}))
+            assert deleted["deleted"]["turns"] == len(SESSION_1)
+            gone = data(await client.call_tool("delete_memory", {"all": True}))
+            assert gone["deleted"]["turns"] == len(SESSION_2)
+            missing = await client.call_tool("memory_stats", {})
+            assert missing.is_error and "not_found: " in missing.content[0].text
 
     asyncio.run(run())
     assert memory.users() == [] or [s.user_id for s in memory.users()] == ["alice"]
@@ -120,3 +119,22 @@ def test_streamable_http_round_trip(tmp_path: Path) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def test_the_same_short_message_in_two_calls_is_two_turns(memory: Memory) -> None:
+    """A live agent says "yes" twice: two turns, each with the time it arrived."""
+
+    async def run() -> None:
+        async with Client(build_server(memory, user_id="bo")) as client:
+            for _ in range(2):
+                added = data(await client.call_tool("add_memory", {"messages": [{"speaker": "user", "text": "yes"}]}))
+                assert added["turns_added"] == 1
+            again = data(await client.call_tool("add_memory", {"messages": [
+                {"speaker": "user", "text": "yes", "timestamp": "2024-05-01T10:00:00Z"}]}))
+            assert again["turns_added"] == 1
+            same = data(await client.call_tool("add_memory", {"messages": [
+                {"speaker": "user", "text": "yes", "timestamp": "2024-05-01T10:00:00Z"}]}))
+            assert same["turns_added"] == 0, "a turn sent again with its own timestamp is recognised"
+
+    asyncio.run(run())
+    assert memory.stats(user_id="bo").turns == 3

@@ -9,6 +9,7 @@ errors (``is_error``) whose text holds the REST API's stable code, e.g. ``not_fo
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any, TypeVar
 
@@ -37,7 +38,8 @@ a context, or everything."""
 class MessageIn(BaseModel):
     speaker: str = Field(..., min_length=1, max_length=256, description="who said it, e.g. 'user' or a name")
     text: str = Field(..., min_length=1, description="what was said")
-    timestamp: str | None = Field(None, max_length=256, description="when, kept exactly as given")
+    timestamp: str | None = Field(None, max_length=256,
+                                  description="when, kept exactly as given (default: when the server received it)")
     session: str | None = Field(None, max_length=256, description="session label (default '1')")
     id: str | None = Field(None, max_length=256, description="turn id (default: a stable generated id)")
 
@@ -58,10 +60,14 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None,
     where = {"user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
     server: MCPServer = MCPServer("anchormem", instructions=INSTRUCTIONS, version=__version__)
 
-    @server.tool(description="Store conversation turns in long-term memory (adding the same turns again "
-                             "creates nothing new). Returns what was added.")
+    @server.tool(description="Store conversation turns in long-term memory. A turn without a timestamp gets the "
+                             "time it was received; sending a turn again with the same id (or the same "
+                             "timestamp) creates nothing new. Returns what was added.")
     async def add_memory(messages: list[MessageIn]) -> dict[str, Any]:
-        raw = [m.model_dump(exclude_none=True) for m in messages]
+        received = datetime.now(UTC).isoformat(timespec="microseconds")
+        # a live message without a time gets the time it arrived: its id then differs from an identical
+        # message added in another call ("yes" twice in a conversation is two turns, not one)
+        raw = [{"timestamp": received, **m.model_dump(exclude_none=True)} for m in messages]
         turns = await _call(parse_messages, raw, where="messages")
         report = await _call(memory.add, Conversation(name="mcp", turns=tuple(turns)), **where)
         return report_dict(report)

@@ -140,7 +140,7 @@ def parse_messages(data: Any, where: str = "input") -> list[Turn]:
         timestamp = _opt_str(msg, "timestamp", place) or _opt_str(msg, "date", place)
         pos = positions.get(session, 0)
         positions[session] = pos + 1
-        tid = _opt_str(msg, "id", place) or stable_id("t", session, str(pos), speaker, text)
+        tid = _opt_str(msg, "id", place) or stable_id("t", session, str(pos), speaker, text, timestamp or "")
         if tid in seen:
             raise InputError(f"{place}: duplicate id {tid!r}")
         seen.add(tid)
