@@ -62,16 +62,20 @@ def test_reader_without_a_model_is_a_clear_error(tmp_path: Path, capsys: pytest.
 def test_sweep_grid_shares_one_memory_per_cell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data, out = locomo_file(tmp_path), tmp_path / "sweep"
     rc = main(["eval", "sweep", "--data", str(data), "--out", str(out), "--no-answer", "--embed-backend",
-               "hash", "--tau", "0.5,0.9", "--n", "3", "--k", "2,5", "--samples", "conv-1", "--quiet"])
+               "hash", "--tau", "0.3,0.9", "--n", "3", "--k", "2,5", "--samples", "conv-1", "--quiet"])
     assert rc == 0
     assert "# LoCoMo sweep" in capsys.readouterr().out
     table = json.loads((out / "sweep.json").read_text())
-    assert [(r["tau"], r["n"], r["k"]) for r in table["rows"]] == [(0.5, 3, 2), (0.5, 3, 5), (0.9, 3, 2),
+    assert [(r["tau"], r["n"], r["k"]) for r in table["rows"]] == [(0.3, 3, 2), (0.3, 3, 5), (0.9, 3, 2),
                                                                     (0.9, 3, 5)]
-    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["tau0.50-n3", "tau0.90-n3"]
-    cell = out / "tau0.50-n3"
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["tau0.30-n3", "tau0.90-n3"]
+    cell = out / "tau0.30-n3"
     assert (cell / "memory.db").exists() and not (cell / "k2" / "memory.db").exists()
     assert (cell / "k5" / "retrieval.jsonl").exists()
+    for tau in (0.3, 0.9):  # the runs that reuse a cell's memory report the build that made it
+        built = {(r["clusters_discarded"], r["events"]) for r in table["rows"] if r["tau"] == tau}
+        assert len(built) == 1, built
+    assert next(r for r in table["rows"] if r["tau"] == 0.3)["clusters_discarded"] > 0
     assert (out / "sweep.md").exists() and (out / "recall_vs_k.png").exists()
     md = (out / "sweep.md").read_text()
     assert "| tau | N | k | Single Hop recall |" in md

@@ -104,7 +104,7 @@ def test_resume_asks_only_the_missing_questions(tmp_path: Path) -> None:
     assert len({(r["sample_id"], r["qa_index"]) for r in records}) == 10
     again = run_locomo(cfg, memory_factory=hash_memory)
     assert again.asked == 0 and len(lines(path)) == 10
-    first = json.loads((tmp_path / "run" / "ingest.json").read_text())
+    first = json.loads((tmp_path / "run" / "memory.ingest.json").read_text())
     assert {s: a.ingest_seconds for s, a in again.report.aeg.items()} == {
         s: v["ingest_seconds"] for s, v in first.items()}, "a resumed run reports the build of the first run"
 

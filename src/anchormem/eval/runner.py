@@ -223,9 +223,11 @@ class LocomoRun:
         return self._first_build(sample_id, built, fresh=report.contexts_added > 0 or report.facts_added > 0)
 
     def _first_build(self, sample_id: str, built: AEGStats, fresh: bool) -> AEGStats:
-        """A resumed run adds nothing: report the build time and cluster counts of the run that built the
-        memory (kept in ``ingest.json``), not those of the no-op re-add."""
-        path = self.config.out / "ingest.json"
+        """A resumed run (or a sweep's run that reuses a memory) adds nothing: report the build time and
+        cluster counts of the run that built the memory, kept next to its store, not those of the no-op
+        re-add."""
+        store = self.config.store_path
+        path = store.with_name(store.stem + ".ingest.json")
         known: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         if not fresh and sample_id in known:
             first = known[sample_id]
