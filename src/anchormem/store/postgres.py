@@ -23,6 +23,7 @@ from anchormem.store import postgres_lifecycle as life
 from anchormem.store.pg_migrations import hnsw_index_name, hnsw_index_sql
 from anchormem.store.postgres_conn import PgConnection
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix
+from anchormem.store.sql_common import history_entries, history_query
 
 _SCOPE = "user_id = %s AND agent_id = %s AND run_id = %s"
 _SCOPE_COLS = "user_id, agent_id, run_id"
@@ -336,8 +337,8 @@ class PostgresStore:
             return life.append_history(cur, scope, _sk(scope), op, detail, timestamp)
 
     def history(self, scope: Scope, limit: int | None = None) -> list[HistoryEntry]:
-        sql, params = life.history_query(scope, limit)
-        return life.history_entries(self._db.query(sql, params))
+        sql, params = history_query(scope, limit, "%s")
+        return history_entries(self._db.query(sql, params))
 
     def scrub(self, full: bool = False) -> None:
         """Remove deleted rows from the tables and their indexes (``VACUUM``). Their bytes can stay in the

@@ -79,25 +79,3 @@ def append_history(cur: Any, scope: Scope, sk: ScopeKey, op: str, detail: Mappin
                 "RETURNING seq", (when, *sk, op, payload))
     row = cur.fetchone()
     return HistoryEntry(seq=int(row[0]), timestamp=when, op=op, scope=scope, detail=json.loads(payload))
-
-
-def history_query(scope: Scope, limit: int | None) -> tuple[str, list[object]]:
-    sql = "SELECT seq, timestamp, user_id, agent_id, run_id, op, detail FROM history WHERE user_id = %s"
-    params: list[object] = [scope.user_id]
-    if scope.agent_id is not None:
-        sql += " AND agent_id = %s"
-        params.append(scope.agent_id)
-    if scope.run_id is not None:
-        sql += " AND run_id = %s"
-        params.append(scope.run_id)
-    sql += " ORDER BY seq DESC"
-    if limit is not None:
-        sql += " LIMIT %s"
-        params.append(max(0, int(limit)))
-    return sql, params
-
-
-def history_entries(rows: Sequence[tuple[Any, ...]]) -> list[HistoryEntry]:
-    out = [HistoryEntry(seq=int(r[0]), timestamp=float(r[1]), op=r[5], scope=Scope(r[2], r[3] or None, r[4] or None),
-                        detail=json.loads(r[6])) for r in rows]
-    return out[::-1]

@@ -23,6 +23,7 @@ from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usa
 from anchormem.store import sqlite_lifecycle as life
 from anchormem.store.migrations import SQLITE_MIGRATIONS
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix
+from anchormem.store.sql_common import history_entries, history_query
 
 _SCOPE = "user_id = ? AND agent_id = ? AND run_id = ?"
 
@@ -320,8 +321,8 @@ class SQLiteStore:
             return life.append_history(db, scope, _sk(scope), op, detail, timestamp)
 
     def history(self, scope: Scope, limit: int | None = None) -> list[HistoryEntry]:
-        sql, params = life.history_query(scope, limit)
-        return life.history_entries(self._q(sql, params))
+        sql, params = history_query(scope, limit, "?")
+        return history_entries(self._q(sql, params))
 
     def scrub(self) -> None:
         if self.path == ":memory:":

@@ -77,28 +77,6 @@ def append_history(db: sqlite3.Connection, scope: Scope, sk: ScopeKey, op: str, 
                         detail=json.loads(payload))
 
 
-def history_query(scope: Scope, limit: int | None) -> tuple[str, list[object]]:
-    sql = "SELECT seq, timestamp, user_id, agent_id, run_id, op, detail FROM history WHERE user_id = ?"
-    params: list[object] = [scope.user_id]
-    if scope.agent_id is not None:
-        sql += " AND agent_id = ?"
-        params.append(scope.agent_id)
-    if scope.run_id is not None:
-        sql += " AND run_id = ?"
-        params.append(scope.run_id)
-    sql += " ORDER BY seq DESC"
-    if limit is not None:
-        sql += " LIMIT ?"
-        params.append(max(0, int(limit)))
-    return sql, params
-
-
-def history_entries(rows: Sequence[tuple[Any, ...]]) -> list[HistoryEntry]:
-    out = [HistoryEntry(seq=r[0], timestamp=r[1], op=r[5], scope=Scope(r[2], r[3] or None, r[4] or None),
-                        detail=json.loads(r[6])) for r in rows]
-    return out[::-1]
-
-
 def checkpoint(db: sqlite3.Connection, attempts: int = 20) -> bool:
     """Checkpoint the WAL into the database and truncate it to zero bytes; False when readers kept it busy."""
     for attempt in range(attempts):
