@@ -23,7 +23,7 @@ from anchormem.store import postgres_lifecycle as life
 from anchormem.store.pg_migrations import hnsw_index_name, hnsw_index_sql
 from anchormem.store.postgres_conn import PgConnection
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix
-from anchormem.store.sql_common import history_entries, history_query
+from anchormem.store.sql_common import EVENT_COLUMNS, event_from_row, history_entries, history_query
 
 _SCOPE = "user_id = %s AND agent_id = %s AND run_id = %s"
 _SCOPE_COLS = "user_id, agent_id, run_id"
@@ -268,15 +268,13 @@ class PostgresStore:
         return added
 
     def events(self, scope: Scope) -> list[Event]:
-        rows = self._db.query(f"SELECT id, text, fact_ids, source FROM events WHERE {_SCOPE} ORDER BY seq",
-                              _sk(scope))
-        return [Event(id=r[0], text=r[1], fact_ids=tuple(json.loads(r[2])), source=r[3]) for r in rows]
+        rows = self._db.query(f"SELECT {EVENT_COLUMNS} FROM events WHERE {_SCOPE} ORDER BY seq", _sk(scope))
+        return [event_from_row(r) for r in rows]
 
     def event_matrix(self, scope: Scope) -> tuple[list[Event], Matrix]:
-        rows = self._db.query(f"SELECT id, text, fact_ids, source, vector FROM events WHERE {_SCOPE} "
-                              "ORDER BY seq", _sk(scope), binary=True)
-        events = [Event(id=r[0], text=r[1], fact_ids=tuple(json.loads(r[2])), source=r[3]) for r in rows]
-        return events, _matrix([r[4] for r in rows], self._dim())
+        rows = self._db.query(f"SELECT {EVENT_COLUMNS}, vector FROM events WHERE {_SCOPE} ORDER BY seq",
+                              _sk(scope), binary=True)
+        return [event_from_row(r) for r in rows], _matrix([r[4] for r in rows], self._dim())
 
     def _dim(self) -> int:
         value = self.get_meta("embedder_dim")

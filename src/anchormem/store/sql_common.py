@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from anchormem.model import HistoryEntry, Scope
+from anchormem.model import Event, HistoryEntry, Scope
 
 
 def history_query(scope: Scope, limit: int | None, placeholder: str) -> tuple[str, list[object]]:
@@ -32,3 +32,11 @@ def history_entries(rows: Sequence[tuple[Any, ...]]) -> list[HistoryEntry]:
     out = [HistoryEntry(seq=int(r[0]), timestamp=float(r[1]), op=r[5], scope=Scope(r[2], r[3] or None, r[4] or None),
                         detail=json.loads(r[6])) for r in rows]
     return out[::-1]
+
+
+EVENT_COLUMNS = "id, text, fact_ids, source"
+
+
+def event_from_row(row: Sequence[Any]) -> Event:
+    """An event from the first four columns of a row that selected :data:`EVENT_COLUMNS`."""
+    return Event(id=row[0], text=row[1], fact_ids=tuple(json.loads(row[2])), source=row[3])

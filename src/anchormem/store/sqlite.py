@@ -23,7 +23,7 @@ from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usa
 from anchormem.store import sqlite_lifecycle as life
 from anchormem.store.migrations import SQLITE_MIGRATIONS
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix
-from anchormem.store.sql_common import history_entries, history_query
+from anchormem.store.sql_common import EVENT_COLUMNS, event_from_row, history_entries, history_query
 
 _SCOPE = "user_id = ? AND agent_id = ? AND run_id = ?"
 
@@ -255,13 +255,12 @@ class SQLiteStore:
         return added
 
     def events(self, scope: Scope) -> list[Event]:
-        return self.event_matrix(scope)[0]
+        rows = self._q(f"SELECT {EVENT_COLUMNS} FROM events WHERE {_SCOPE} ORDER BY rowid", _sk(scope))
+        return [event_from_row(r) for r in rows]
 
     def event_matrix(self, scope: Scope) -> tuple[list[Event], Matrix]:
-        rows = self._q(f"SELECT id, text, fact_ids, source, vector FROM events WHERE {_SCOPE} ORDER BY rowid",
-                       _sk(scope))
-        events = [Event(id=r[0], text=r[1], fact_ids=tuple(json.loads(r[2])), source=r[3]) for r in rows]
-        return events, _matrix([r[4] for r in rows], self._dim())
+        rows = self._q(f"SELECT {EVENT_COLUMNS}, vector FROM events WHERE {_SCOPE} ORDER BY rowid", _sk(scope))
+        return [event_from_row(r) for r in rows], _matrix([r[4] for r in rows], self._dim())
 
     def _dim(self) -> int:
         value = self.get_meta("embedder_dim")
