@@ -44,13 +44,17 @@ def bench_ingest(data: Path, store_dir: Path) -> tuple[dict[str, float], Memory]
     embedder.embed(["warm-up"])  # model load and ONNX export are not part of either timing
     mem = Memory(settings, embedder=embedder)
     facts_file = data / "locomo_facts_qwen2.5-7b.jsonl"
-    texts = [" ".join(f.split()) for line in facts_file.read_text().splitlines()
-             for f in json.loads(line)["facts"] if f.strip()]
+    texts = [
+        " ".join(f.split())
+        for line in facts_file.read_text().splitlines()
+        for f in json.loads(line)["facts"]
+        if f.strip()
+    ]
 
     def embed_only() -> float:
         t = time.perf_counter()
         for i in range(0, len(texts), 512):
-            embedder.embed(texts[i:i + 512])
+            embedder.embed(texts[i : i + 512])
         return time.perf_counter() - t
 
     before = embed_only()
@@ -63,15 +67,23 @@ def bench_ingest(data: Path, store_dir: Path) -> tuple[dict[str, float], Memory]
     ingest = time.perf_counter() - t0
     after = embed_only()
     embed_s = statistics.median([before, after])
-    return {"facts": facts, "fact_texts_embedded": len(texts), "events": events, "ingest_s": ingest,
-            "facts_per_s": facts / ingest, "embed_only_s_before": before, "embed_only_s_after": after,
-            "ratio_ingest_over_embed": ingest / embed_s}, mem
+    return {
+        "facts": facts,
+        "fact_texts_embedded": len(texts),
+        "events": events,
+        "ingest_s": ingest,
+        "facts_per_s": facts / ingest,
+        "embed_only_s_before": before,
+        "embed_only_s_after": after,
+        "ratio_ingest_over_embed": ingest / embed_s,
+    }, mem
 
 
 def bench_query(data: Path, mem: Memory, limit: int) -> dict[str, float]:
     locomo = {s["sample_id"]: s for s in json.loads((data / "locomo10.json").read_text())}
-    questions = [(sid, qa["question"]) for sid in PACK_SAMPLES for qa in locomo[sid]["qa"]
-                 if qa.get("category") in (1, 2, 3, 4)][:limit]
+    questions = [
+        (sid, qa["question"]) for sid in PACK_SAMPLES for qa in locomo[sid]["qa"] if qa.get("category") in (1, 2, 3, 4)
+    ][:limit]
     plain = MiniLMEmbedder()  # sentence-transformers, the plain path
     plain.embed(["warm-up"])
     snaps = {sid: mem.snapshot(Scope(sid)) for sid in PACK_SAMPLES}
@@ -84,8 +96,8 @@ def bench_query(data: Path, mem: Memory, limit: int) -> dict[str, float]:
     # Blocks of BLOCK questions, each path in turn (the first path alternating): a call of one path is not
     # timed right after a call of the other, whose runtime's worker threads may still be spinning.
     for b, start in enumerate(range(0, len(questions), BLOCK)):
-        block = questions[start:start + BLOCK]
-        for path in (("ours", "plain") if b % 2 == 0 else ("plain", "ours")):
+        block = questions[start : start + BLOCK]
+        for path in ("ours", "plain") if b % 2 == 0 else ("plain", "ours"):
             for sid, q in block:
                 if path == "ours":
                     t = time.perf_counter()
@@ -101,11 +113,15 @@ def bench_query(data: Path, mem: Memory, limit: int) -> dict[str, float]:
                 _contexts = list(dict.fromkeys(snap.facts[i].context_id for i in top))
                 base.append(time.perf_counter() - t)
                 cosines.append(float(mem.embedder.embed([q])[0] @ v))
-    return {"questions": len(questions), "ours_median_ms": 1000 * statistics.median(ours),
-            "ours_p90_ms": 1000 * _pct(ours, 90), "plain_median_ms": 1000 * statistics.median(base),
-            "plain_p90_ms": 1000 * _pct(base, 90),
-            "speedup_median": statistics.median(base) / statistics.median(ours),
-            "min_cosine": min(cosines)}
+    return {
+        "questions": len(questions),
+        "ours_median_ms": 1000 * statistics.median(ours),
+        "ours_p90_ms": 1000 * _pct(ours, 90),
+        "plain_median_ms": 1000 * statistics.median(base),
+        "plain_p90_ms": 1000 * _pct(base, 90),
+        "speedup_median": statistics.median(base) / statistics.median(ours),
+        "min_cosine": min(cosines),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,15 +139,19 @@ def main(argv: list[str] | None = None) -> int:
     print("| facts | events | ingest s | facts/s | embed-only s (before / after) | ingest ÷ embed-only |")
     print("|---|---|---|---|---|---|")
     i = ingest
-    print(f"| {i['facts']:.0f} | {i['events']:.0f} | {i['ingest_s']:.2f} | {i['facts_per_s']:.0f} | "
-          f"{i['embed_only_s_before']:.2f} / {i['embed_only_s_after']:.2f} | {i['ratio_ingest_over_embed']:.2f}× |")
+    print(
+        f"| {i['facts']:.0f} | {i['events']:.0f} | {i['ingest_s']:.2f} | {i['facts_per_s']:.0f} | "
+        f"{i['embed_only_s_before']:.2f} / {i['embed_only_s_after']:.2f} | {i['ratio_ingest_over_embed']:.2f}× |"
+    )
     q = query
     print(f"\n## Query latency over {q['questions']:.0f} LoCoMo questions\n")
     print("| path | median ms | p90 ms |\n|---|---|---|")
     print(f"| anchormem search (embed + search + assembly) | {q['ours_median_ms']:.2f} | {q['ours_p90_ms']:.2f} |")
     print(f"| plain sentence-transformers + numpy top-k | {q['plain_median_ms']:.2f} | {q['plain_p90_ms']:.2f} |")
-    print(f"\nspeed-up (median): {q['speedup_median']:.2f}×; min cosine between the paths' query vectors: "
-          f"{q['min_cosine']:.5f}")
+    print(
+        f"\nspeed-up (median): {q['speedup_median']:.2f}×; min cosine between the paths' query vectors: "
+        f"{q['min_cosine']:.5f}"
+    )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=2))

@@ -27,23 +27,30 @@ def main() -> None:
     args = ap.parse_args()
     msgs = conversation(args.turns)
     with tempfile.TemporaryDirectory() as tmp, faulty_server(args.seed, steps=10**5, sleep=0.6) as server:
-        llm_settings = LLMSettings(base_url=server.base_url, model="fake-model", timeout=0.3,
-                                   max_retries=args.retries, concurrency=4)
-        cfg = Settings(store=str(Path(tmp) / "m.db"), embed=Settings.load(env={}, embed__backend="hash").embed,
-                       llm=llm_settings)
+        llm_settings = LLMSettings(
+            base_url=server.base_url, model="fake-model", timeout=0.3, max_retries=args.retries, concurrency=4
+        )
+        cfg = Settings(
+            store=str(Path(tmp) / "m.db"), embed=Settings.load(env={}, embed__backend="hash").embed, llm=llm_settings
+        )
         with Memory(cfg, embedder=HashEmbedder(), llm=OpenAICompatLLM(llm_settings, backoff=0.01)) as mem:
             run = 0
             while True:
                 run += 1
                 report = mem.add(msgs, user_id="u")
                 stats = mem.stats(user_id="u")
-                print(f"run {run}: contexts stored {stats.contexts}  extractions failed {report.extractions_failed}"
-                      f"  recovered {report.extractions_recovered}  integrations failed {report.integrations_failed}"
-                      f"  llm calls {report.llm_calls}  still failed {stats.failed_extractions}", flush=True)
+                print(
+                    f"run {run}: contexts stored {stats.contexts}  extractions failed {report.extractions_failed}"
+                    f"  recovered {report.extractions_recovered}  integrations failed {report.integrations_failed}"
+                    f"  llm calls {report.llm_calls}  still failed {stats.failed_extractions}",
+                    flush=True,
+                )
                 if stats.failed_extractions == 0 or run >= 10:
                     break
-            print(f"requests {len(server.requests)}; fault rate 0.2 on every request (a third each: 500, "
-                  f"time-out, malformed)")
+            print(
+                f"requests {len(server.requests)}; fault rate 0.2 on every request (a third each: 500, "
+                f"time-out, malformed)"
+            )
 
 
 if __name__ == "__main__":

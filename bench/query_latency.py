@@ -62,9 +62,7 @@ def make_queries(count: int, seed: int = 13) -> list[str]:
         if i % 25 == 0:  # an occasional long one (beyond the 256-token window)
             text = " ".join(text for _ in range(40))
         elif i % 10 == 0:
-            text += (
-                " Also, " + rng.choice(TEMPLATES).format(n=rng.choice(NAMES), t=rng.choice(TOPICS)).lower()
-            )
+            text += " Also, " + rng.choice(TEMPLATES).format(n=rng.choice(NAMES), t=rng.choice(TOPICS)).lower()
         queries.append(text)
     return queries
 
@@ -76,9 +74,7 @@ def time_one(embed: Callable[[list[str]], np.ndarray], text: str) -> tuple[float
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--onnx-cache", default=None, help="ONNX cache dir (default: a fresh temp dir)")

@@ -37,9 +37,34 @@ from anchormem.store.postgres import PostgresStore
 from anchormem.store.protocol import Extraction, Store
 from anchormem.store.sqlite import SQLiteStore
 
-WORDS = ("dog", "beach", "cello", "recital", "portrait", "grandmother", "painting", "pottery", "camping", "trip",
-         "job", "interview", "book", "sunset", "race", "studio", "support", "group", "family", "road", "counseling",
-         "career", "garden", "bakery", "concert", "hiking")
+WORDS = (
+    "dog",
+    "beach",
+    "cello",
+    "recital",
+    "portrait",
+    "grandmother",
+    "painting",
+    "pottery",
+    "camping",
+    "trip",
+    "job",
+    "interview",
+    "book",
+    "sunset",
+    "race",
+    "studio",
+    "support",
+    "group",
+    "family",
+    "road",
+    "counseling",
+    "career",
+    "garden",
+    "bakery",
+    "concert",
+    "hiking",
+)
 PER_CONTEXT = 20
 
 
@@ -56,11 +81,26 @@ def _user(u: int, n: int, dim: int) -> tuple[Scope, list[Context], list[Extracti
     contexts, extractions = [], []
     for c in range(0, n, PER_CONTEXT):
         cid = f"c{c // PER_CONTEXT}"
-        facts = [Fact(id=f"f{i}", context_id=cid, text=f"{scope.user_id} talked about " +
-                      " ".join(WORDS[w] for w in words[i]), source="pack") for i in range(c, min(c + PER_CONTEXT, n))]
-        contexts.append(Context(id=cid, session=str(c // 200), position=c // PER_CONTEXT, turn_ids=(f"D:{cid}",),
-                                date="1 May 2023", text="DATE: 1 May 2023\n" + "\n".join(f.text for f in facts)))
-        extractions.append(Extraction(cid, facts, vectors[c:c + len(facts)]))
+        facts = [
+            Fact(
+                id=f"f{i}",
+                context_id=cid,
+                text=f"{scope.user_id} talked about " + " ".join(WORDS[w] for w in words[i]),
+                source="pack",
+            )
+            for i in range(c, min(c + PER_CONTEXT, n))
+        ]
+        contexts.append(
+            Context(
+                id=cid,
+                session=str(c // 200),
+                position=c // PER_CONTEXT,
+                turn_ids=(f"D:{cid}",),
+                date="1 May 2023",
+                text="DATE: 1 May 2023\n" + "\n".join(f.text for f in facts),
+            )
+        )
+        extractions.append(Extraction(cid, facts, vectors[c : c + len(facts)]))
     return scope, contexts, extractions
 
 
@@ -75,16 +115,18 @@ def fill(store: Store, users: range, per_user: int, dim: int) -> float:
         store.add_contexts(scope, contexts)
         total += store.save_extractions(scope, extractions)
         if u % 100 == 99:
-            print(f"  ... {u + 1} users, {total} facts, {total / (time.perf_counter() - t0):,.0f} facts/s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  ... {u + 1} users, {total} facts, {total / (time.perf_counter() - t0):,.0f} facts/s",
+                file=sys.stderr,
+                flush=True,
+            )
     return total / (time.perf_counter() - t0)
 
 
 def snapshot(store: Store, scope: Scope) -> ScopeSnapshot:
     facts, fv = store.fact_matrix(scope)
     events, ev = store.event_matrix(scope)
-    return ScopeSnapshot(contexts=store.contexts(scope), facts=facts, fact_vectors=fv, events=events,
-                         event_vectors=ev)
+    return ScopeSnapshot(contexts=store.contexts(scope), facts=facts, fact_vectors=fv, events=events, event_vectors=ev)
 
 
 def _ms(samples: list[float]) -> tuple[float, float]:
@@ -154,7 +196,9 @@ def _plan(store: PostgresStore, scope: Scope, dim: int) -> str:
     expr = f"(vector::vector({dim}))"
     rows = store._db.query(
         f"EXPLAIN SELECT id FROM facts WHERE user_id = %s AND agent_id = '' AND run_id = '' AND vector_dims(vector) = "
-        f"{dim} ORDER BY {expr} <#> '{q}'::vector({dim}) LIMIT 10", (scope.user_id,))
+        f"{dim} ORDER BY {expr} <#> '{q}'::vector({dim}) LIMIT 10",
+        (scope.user_id,),
+    )
     text = " ".join(r[0] for r in rows)
     return "hnsw" if "hnsw" in text else ("scope btree + sort" if "Index" in text else "seq scan")
 
@@ -180,18 +224,25 @@ def run_backend(name: str, opener: Callable[[str, bool], Store], args: argparse.
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = ["| backend | facts | ingest facts/s | snapshot load ms (median / p90) | retrieve ms (median / p90) | "
-             "pgvector top-10 ms (median / p90) | exact top-10 ms | recall@10 | HNSW build s | top-k plan |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| backend | facts | ingest facts/s | snapshot load ms (median / p90) | retrieve ms (median / p90) | "
+        "pgvector top-10 ms (median / p90) | exact top-10 ms | recall@10 | HNSW build s | top-k plan |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         hnsw = f"{r['hnsw'][0]:.2f} / {r['hnsw'][1]:.2f}" if "hnsw" in r else "-"
         exact = f"{r['exact'][0]:.2f}" if "exact" in r else "-"
         recall = f"{r['recall']:.3f}" if "recall" in r else "-"
-        build = "-" if "hnsw_build_s" not in r else ("timed out" if r["hnsw_build_s"] is None
-                                                     else f"{r['hnsw_build_s']:.1f}")
-        lines.append(f"| {r['backend']} | {r['size']:,} | {r['ingest']:,.0f} | {r['load'][0]:.2f} / {r['load'][1]:.2f} "
-                     f"| {r['search'][0]:.2f} / {r['search'][1]:.2f} | {hnsw} | {exact} | {recall} | {build} | "
-                     f"{r.get('plan', '-')} |")
+        build = (
+            "-"
+            if "hnsw_build_s" not in r
+            else ("timed out" if r["hnsw_build_s"] is None else f"{r['hnsw_build_s']:.1f}")
+        )
+        lines.append(
+            f"| {r['backend']} | {r['size']:,} | {r['ingest']:,.0f} | {r['load'][0]:.2f} / {r['load'][1]:.2f} "
+            f"| {r['search'][0]:.2f} / {r['search'][1]:.2f} | {hnsw} | {exact} | {recall} | {build} | "
+            f"{r.get('plan', '-')} |"
+        )
     lines += ["", "| backend | path | big / 2k (median) |", "|---|---|---|"]
     for name in dict.fromkeys(r["backend"] for r in rows):
         small, big = [r for r in rows if r["backend"] == name]
@@ -220,13 +271,18 @@ def main(argv: list[str] | None = None) -> None:
         if "sqlite" in backends:
             rows += run_backend("SQLite", lambda label, _small: SQLiteStore(folder / f"{label}.db"), args)
         if "postgres" in backends:
-            with (embedded_postgres_url(folder / "pg") if args.pg_url is None else _given(args.pg_url)) as admin:
-                rows += run_backend("PostgreSQL", lambda label, _small: PostgresStore(
-                    _pg_database(admin, f"scale_{label}"), vector_index=False), args)
+            with embedded_postgres_url(folder / "pg") if args.pg_url is None else _given(args.pg_url) as admin:
+                rows += run_backend(
+                    "PostgreSQL",
+                    lambda label, _small: PostgresStore(_pg_database(admin, f"scale_{label}"), vector_index=False),
+                    args,
+                )
         total = time.perf_counter() - t0
     print(table(rows))
-    print(f"\nTotal {total:.0f} s. Command: PYTHONPATH=src .venv/bin/python bench/scale.py "
-          + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])))
+    print(
+        f"\nTotal {total:.0f} s. Command: PYTHONPATH=src .venv/bin/python bench/scale.py "
+        + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+    )
 
 
 @contextmanager

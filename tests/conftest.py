@@ -21,8 +21,15 @@ from tests.pg_server import SKIP_REASON, PgServer, start_server
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Never touch the real ~/.anchormem or the environment's LLM settings."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    for var in ("ANCHORMEM_STORE", "ANCHORMEM_CONFIG", "ANCHORMEM_LLM_BASE_URL", "ANCHORMEM_LLM_MODEL",
-                "ANCHORMEM_LLM_API_KEY", "OPENAI_API_KEY", "ANCHORMEM_EMBED_BACKEND"):
+    for var in (
+        "ANCHORMEM_STORE",
+        "ANCHORMEM_CONFIG",
+        "ANCHORMEM_LLM_BASE_URL",
+        "ANCHORMEM_LLM_MODEL",
+        "ANCHORMEM_LLM_API_KEY",
+        "OPENAI_API_KEY",
+        "ANCHORMEM_EMBED_BACKEND",
+    ):
         monkeypatch.delenv(var, raising=False)
 
 

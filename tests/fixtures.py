@@ -21,19 +21,22 @@ SESSION_2 = [
 ]
 
 
-def locomo_sample(sample_id: str = "conv-1", speakers: tuple[str, str] = ("Ana", "Ben"),
-                  sessions: tuple[list[tuple[str, str]], ...] = (SESSION_1, SESSION_2)) -> dict[str, Any]:
+def locomo_sample(
+    sample_id: str = "conv-1",
+    speakers: tuple[str, str] = ("Ana", "Ben"),
+    sessions: tuple[list[tuple[str, str]], ...] = (SESSION_1, SESSION_2),
+) -> dict[str, Any]:
     conv: dict[str, Any] = {"speaker_a": speakers[0], "speaker_b": speakers[1]}
     dates = ["1:56 pm on 8 May, 2023", "7:30 pm on 20 May, 2023", "9:00 am on 2 June, 2023"]
     for n, turns in enumerate(sessions, 1):
         conv[f"session_{n}_date_time"] = dates[n - 1]
-        conv[f"session_{n}"] = [
-            {"speaker": s, "dia_id": f"D{n}:{i + 1}", "text": t} for i, (s, t) in enumerate(turns)
-        ]
+        conv[f"session_{n}"] = [{"speaker": s, "dia_id": f"D{n}:{i + 1}", "text": t} for i, (s, t) in enumerate(turns)]
     conv["session_1"][2]["blip_caption"] = "a photo of a dog on a beach"
-    return {"sample_id": sample_id, "conversation": conv,
-            "qa": [{"question": "What is the name of Ana's dog?", "answer": "Pico", "evidence": ["D1:1"],
-                    "category": 4}]}
+    return {
+        "sample_id": sample_id,
+        "conversation": conv,
+        "qa": [{"question": "What is the name of Ana's dog?", "answer": "Pico", "evidence": ["D1:1"], "category": 4}],
+    }
 
 
 def write_locomo(path: Path, samples: list[dict[str, Any]] | None = None) -> Path:
@@ -41,6 +44,7 @@ def write_locomo(path: Path, samples: list[dict[str, Any]] | None = None) -> Pat
     return path
 
 
-def messages(user_turns: list[tuple[str, str]], session: str = "1", stamp: str = "2024-03-01 10:00") -> list[
-        dict[str, str]]:
+def messages(
+    user_turns: list[tuple[str, str]], session: str = "1", stamp: str = "2024-03-01 10:00"
+) -> list[dict[str, str]]:
     return [{"speaker": s, "text": t, "session": session, "timestamp": stamp} for s, t in user_turns]

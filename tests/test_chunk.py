@@ -12,8 +12,17 @@ from tests.fixtures import locomo_sample
 
 
 def _turns(n: int, session: str = "1") -> list[Turn]:
-    return [Turn(id=f"D{session}:{i + 1}", session=session, position=i, speaker="AB"[i % 2], text=f"t{i}",
-                 timestamp="1 May, 2023") for i in range(n)]
+    return [
+        Turn(
+            id=f"D{session}:{i + 1}",
+            session=session,
+            position=i,
+            speaker="AB"[i % 2],
+            text=f"t{i}",
+            timestamp="1 May, 2023",
+        )
+        for i in range(n)
+    ]
 
 
 def test_windows_match_the_papers_three_turns_stride_two() -> None:

@@ -41,21 +41,26 @@ def test_add_search_stats_list_get(capsys: pytest.CaptureFixture[str], tmp_path:
     assert out.strip() == "u"
 
 
-@pytest.mark.parametrize("argv", [
-    ["search", "x", "--user", "ghost"],
-    ["add", "/no/such/file.json", "--user", "u"],
-    ["answer", "what?", "--user", "ghost"],
-    ["get", "c-123", "--user", "ghost"],
-])
-def test_errors_are_one_line_with_non_zero_exit(capsys: pytest.CaptureFixture[str], base: list[str],
-                                                 argv: list[str]) -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "x", "--user", "ghost"],
+        ["add", "/no/such/file.json", "--user", "u"],
+        ["answer", "what?", "--user", "ghost"],
+        ["get", "c-123", "--user", "ghost"],
+    ],
+)
+def test_errors_are_one_line_with_non_zero_exit(
+    capsys: pytest.CaptureFixture[str], base: list[str], argv: list[str]
+) -> None:
     code, out, err = run(capsys, *argv, *base)
     assert code == 1 and out == ""
     assert err.startswith("anchormem: error: ") and err.count("\n") == 1
 
 
-def test_answer_without_llm_explains_configuration(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                                                    base: list[str]) -> None:
+def test_answer_without_llm_explains_configuration(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, base: list[str]
+) -> None:
     run(capsys, "add", str(write_locomo(tmp_path / "c.json")), "--user", "u", "--sample", "conv-1", *base)
     code, _, err = run(capsys, "answer", "Who is Pico?", "--user", "u", *base)
     assert code == 1 and "ANCHORMEM_LLM_BASE_URL" in err

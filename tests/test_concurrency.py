@@ -36,8 +36,17 @@ WORKERS = 3
 def test_processes_add_and_search_one_store(tmp_path: Path) -> None:
     store = tmp_path / "shared.db"
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
-    procs = [subprocess.Popen([sys.executable, "-c", CHILD, str(store), str(w)], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for w in range(WORKERS)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(store), str(w)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(WORKERS)
+    ]
     results = [p.communicate(timeout=90) for p in procs]
     for proc, (out, err) in zip(procs, results, strict=True):
         assert proc.returncode == 0 and "OK" in out, err

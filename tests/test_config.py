@@ -16,23 +16,32 @@ def test_defaults_need_no_environment() -> None:
 
 def test_precedence_file_then_env_then_overrides(tmp_path: Path) -> None:
     cfg = tmp_path / "c.toml"
-    cfg.write_text('store = "/from/file.db"\n[llm]\nbase_url = "http://file/v1"\nmodel = "m-file"\n'
-                   "concurrency = 2\n[graph]\ntau = 0.9\n")
+    cfg.write_text(
+        'store = "/from/file.db"\n[llm]\nbase_url = "http://file/v1"\nmodel = "m-file"\n'
+        "concurrency = 2\n[graph]\ntau = 0.9\n"
+    )
     env = {"ANCHORMEM_CONFIG": str(cfg), "ANCHORMEM_LLM_MODEL": "m-env", "OPENAI_API_KEY": "k"}
     s = Settings.load(env=env, store="/from/arg.db")
     assert s.store == "/from/arg.db" and s.graph.tau == 0.9
     assert s.llm is not None and (s.llm.base_url, s.llm.model, s.llm.api_key, s.llm.concurrency) == (
-        "http://file/v1", "m-env", "k", 2)
+        "http://file/v1",
+        "m-env",
+        "k",
+        2,
+    )
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("store = ", "not valid TOML"),
-    ("bogus = 1", "unknown setting"),
-    ("[graph]\ntau = 1.5", "tau must lie"),
-    ("[graph]\nn_neighbors = 'x'", "expected a number"),
-    ("[llm]\nmodel = 'only-model'", "needs both"),
-    ("[retrieval]\nwhat = 1", r"unknown setting\(s\) in \[retrieval\]"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("store = ", "not valid TOML"),
+        ("bogus = 1", "unknown setting"),
+        ("[graph]\ntau = 1.5", "tau must lie"),
+        ("[graph]\nn_neighbors = 'x'", "expected a number"),
+        ("[llm]\nmodel = 'only-model'", "needs both"),
+        ("[retrieval]\nwhat = 1", r"unknown setting\(s\) in \[retrieval\]"),
+    ],
+)
 def test_bad_config_files(tmp_path: Path, text: str, message: str) -> None:
     cfg = tmp_path / "c.toml"
     cfg.write_text(text)

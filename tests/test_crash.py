@@ -34,17 +34,28 @@ print("DONE", flush=True)
 
 def _conversation(path: Path) -> Path:
     rng = random.Random(7)
-    msgs = [{"speaker": "Ana" if i % 2 else "Ben", "session": str(1 + i // 12),
-             "text": f"turn {i} about {rng.choice(['cats', 'cello', 'beach', 'paint', 'bach'])} number {i * 7}"}
-            for i in range(72)]
+    msgs = [
+        {
+            "speaker": "Ana" if i % 2 else "Ben",
+            "session": str(1 + i // 12),
+            "text": f"turn {i} about {rng.choice(['cats', 'cello', 'beach', 'paint', 'bach'])} number {i * 7}",
+        }
+        for i in range(72)
+    ]
     path.write_text(json.dumps(msgs))
     return path
 
 
 def _run(store: Path, conv: Path, kill_after: float | None) -> bool:
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(store), str(conv)], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(store), str(conv)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "START", proc.stderr.read() if proc.stderr else ""
     if kill_after is not None:
@@ -58,8 +69,12 @@ def _state(path: Path) -> dict[str, object]:
     store = SQLiteStore(path)
     try:
         scope = Scope("u")
-        turns, contexts, facts, events = (store.turns(scope), store.contexts(scope), store.facts(scope),
-                                          store.events(scope))
+        turns, contexts, facts, events = (
+            store.turns(scope),
+            store.contexts(scope),
+            store.facts(scope),
+            store.events(scope),
+        )
         turn_ids, ctx_ids, fact_ids = {t.id for t in turns}, {c.id for c in contexts}, {f.id for f in facts}
         # consistent: no dangling reference, no duplicate
         assert len(turn_ids) == len(turns) and len(ctx_ids) == len(contexts) and len(fact_ids) == len(facts)
@@ -67,8 +82,14 @@ def _state(path: Path) -> dict[str, object]:
         assert all(f.context_id in ctx_ids for f in facts)
         assert all(set(e.fact_ids) <= fact_ids for e in events)
         done = {s.context_id for s in store.extraction_states(scope) if s.status == "done"}
-        return {"turns": sorted(turn_ids), "contexts": sorted(ctx_ids), "facts": sorted(fact_ids),
-                "events": sorted(e.id for e in events), "done": sorted(done), "unlinked": store.unlinked_facts(scope)}
+        return {
+            "turns": sorted(turn_ids),
+            "contexts": sorted(ctx_ids),
+            "facts": sorted(fact_ids),
+            "events": sorted(e.id for e in events),
+            "done": sorted(done),
+            "unlinked": store.unlinked_facts(scope),
+        }
     finally:
         store.close()
 

@@ -87,9 +87,7 @@ def test_meaning_is_captured(onnx_embedder: OnnxMiniLMEmbedder) -> None:
     assert float(q @ near) > float(q @ far) + 0.2
 
 
-def test_export_is_cached_and_leaves_no_temp_files(
-    onnx_embedder: OnnxMiniLMEmbedder, onnx_cache: Path
-) -> None:
+def test_export_is_cached_and_leaves_no_temp_files(onnx_embedder: OnnxMiniLMEmbedder, onnx_cache: Path) -> None:
     onnx_embedder.embed(["warm"])
     model_dir = bundled.minilm_model_dir()
     path = cached_onnx_path(model_dir, onnx_cache)

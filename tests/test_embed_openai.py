@@ -114,9 +114,7 @@ def test_transient_http_error_is_retried(server: FakeEmbeddingServer) -> None:
     ("mode", "message"),
     [("always500", "HTTP 500"), ("garbage", "non-JSON"), ("short", "vectors for 2 texts")],
 )
-def test_bad_answers_raise_embedding_error_naming_the_url(
-    server: FakeEmbeddingServer, mode: str, message: str
-) -> None:
+def test_bad_answers_raise_embedding_error_naming_the_url(server: FakeEmbeddingServer, mode: str, message: str) -> None:
     server.mode = mode
     with (
         OpenAIEmbedder(server.base_url, "m", max_retries=0) as embedder,

@@ -14,8 +14,24 @@ from tests.test_eval_runner import RECORD_KEYS, locomo_file, responder
 
 def test_locomo_retrieval_only_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data, out = locomo_file(tmp_path), tmp_path / "run"
-    rc = main(["eval", "locomo", "--data", str(data), "--out", str(out), "--no-answer", "--samples", "conv-1",
-               "--embed-backend", "hash", "--k", "3", "--json"])
+    rc = main(
+        [
+            "eval",
+            "locomo",
+            "--data",
+            str(data),
+            "--out",
+            str(out),
+            "--no-answer",
+            "--samples",
+            "conv-1",
+            "--embed-backend",
+            "hash",
+            "--k",
+            "3",
+            "--json",
+        ]
+    )
     assert rc == 0
     report = json.loads(capsys.readouterr().out)
     assert report["asked"] == 5 and report["resumed"] == 0
@@ -27,8 +43,18 @@ def test_locomo_retrieval_only_json(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_locomo_text_output_and_refused_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data, out = locomo_file(tmp_path), tmp_path / "run"
-    args = ["eval", "locomo", "--data", str(data), "--out", str(out), "--no-answer", "--embed-backend",
-            "hash", "--quiet"]
+    args = [
+        "eval",
+        "locomo",
+        "--data",
+        str(data),
+        "--out",
+        str(out),
+        "--no-answer",
+        "--embed-backend",
+        "hash",
+        "--quiet",
+    ]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "## Evidence recall (%)" in text and "10 questions asked now, 0 already done" in text
@@ -38,36 +64,91 @@ def test_locomo_text_output_and_refused_resume(tmp_path: Path, capsys: pytest.Ca
 
 
 def test_locomo_answering_needs_an_llm(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc = main(["eval", "locomo", "--data", str(locomo_file(tmp_path)), "--out", str(tmp_path / "run"),
-               "--embed-backend", "hash"])
+    rc = main(
+        [
+            "eval",
+            "locomo",
+            "--data",
+            str(locomo_file(tmp_path)),
+            "--out",
+            str(tmp_path / "run"),
+            "--embed-backend",
+            "hash",
+        ]
+    )
     assert rc == 1
     assert "--no-answer" in capsys.readouterr().err
 
 
 def test_chunks_variant_runs_naive_rag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc = main(["eval", "locomo", "--data", str(locomo_file(tmp_path)), "--out", str(tmp_path / "run"),
-               "--no-answer", "--embed-backend", "hash", "--variant", "chunks", "--quiet"])
+    rc = main(
+        [
+            "eval",
+            "locomo",
+            "--data",
+            str(locomo_file(tmp_path)),
+            "--out",
+            str(tmp_path / "run"),
+            "--no-answer",
+            "--embed-backend",
+            "hash",
+            "--variant",
+            "chunks",
+            "--quiet",
+        ]
+    )
     assert rc == 0
     lines = [json.loads(x) for x in (tmp_path / "run" / "retrieval.jsonl").read_text().splitlines()]
     assert lines and all(0 < line["n_contexts"] <= 10 for line in lines)
 
 
 def test_reader_without_a_model_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc = main(["eval", "locomo", "--data", str(locomo_file(tmp_path)), "--out", str(tmp_path / "run"),
-               "--embed-backend", "hash", "--reader-url", "http://127.0.0.1:9/v1"])
+    rc = main(
+        [
+            "eval",
+            "locomo",
+            "--data",
+            str(locomo_file(tmp_path)),
+            "--out",
+            str(tmp_path / "run"),
+            "--embed-backend",
+            "hash",
+            "--reader-url",
+            "http://127.0.0.1:9/v1",
+        ]
+    )
     assert rc == 1
     assert "--reader-model" in capsys.readouterr().err
 
 
 def test_sweep_grid_shares_one_memory_per_cell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data, out = locomo_file(tmp_path), tmp_path / "sweep"
-    rc = main(["eval", "sweep", "--data", str(data), "--out", str(out), "--no-answer", "--embed-backend",
-               "hash", "--tau", "0.3,0.9", "--n", "3", "--k", "2,5", "--samples", "conv-1", "--quiet"])
+    rc = main(
+        [
+            "eval",
+            "sweep",
+            "--data",
+            str(data),
+            "--out",
+            str(out),
+            "--no-answer",
+            "--embed-backend",
+            "hash",
+            "--tau",
+            "0.3,0.9",
+            "--n",
+            "3",
+            "--k",
+            "2,5",
+            "--samples",
+            "conv-1",
+            "--quiet",
+        ]
+    )
     assert rc == 0
     assert "# LoCoMo sweep" in capsys.readouterr().out
     table = json.loads((out / "sweep.json").read_text())
-    assert [(r["tau"], r["n"], r["k"]) for r in table["rows"]] == [(0.3, 3, 2), (0.3, 3, 5), (0.9, 3, 2),
-                                                                    (0.9, 3, 5)]
+    assert [(r["tau"], r["n"], r["k"]) for r in table["rows"]] == [(0.3, 3, 2), (0.3, 3, 5), (0.9, 3, 2), (0.9, 3, 5)]
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["tau0.30-n3", "tau0.90-n3"]
     cell = out / "tau0.30-n3"
     assert (cell / "memory.db").exists() and not (cell / "k2" / "memory.db").exists()
@@ -90,16 +171,36 @@ def test_sweep_rejects_bad_lists(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_live_llm_path_with_a_separate_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data, out = locomo_file(tmp_path), tmp_path / "run"
     with FakeOpenAIServer(reply=lambda body: responder(body["messages"])) as server:
-        args = ["eval", "locomo", "--data", str(data), "--out", str(out), "--samples", "conv-1",
-                "--embed-backend", "hash", "--llm-url", server.base_url, "--llm-model", "extractor",
-                "--judge-model", "judge-m",
-                "--tau", "0.2", "--json"]
+        args = [
+            "eval",
+            "locomo",
+            "--data",
+            str(data),
+            "--out",
+            str(out),
+            "--samples",
+            "conv-1",
+            "--embed-backend",
+            "hash",
+            "--llm-url",
+            server.base_url,
+            "--llm-model",
+            "extractor",
+            "--judge-model",
+            "judge-m",
+            "--tau",
+            "0.2",
+            "--json",
+        ]
         assert main(args) == 0
         report = json.loads(capsys.readouterr().out)
         models = {body["model"] for body in server.requests}
         assert models == {"extractor", "judge-m"}
-        assert report["info"]["path"]["models"] == {"extraction": "extractor", "reader": "extractor",
-                                                    "judge": "judge-m"}
+        assert report["info"]["path"]["models"] == {
+            "extraction": "extractor",
+            "reader": "extractor",
+            "judge": "judge-m",
+        }
         assert report["cost"]["judging"]["calls"] == 5
         assert report["answers"]["overall"]["judge_accuracy"] == 1.0
         assert (out / "llm-cache.db").exists()
@@ -112,9 +213,29 @@ def test_live_llm_path_with_a_separate_judge(tmp_path: Path, capsys: pytest.Capt
 def test_live_llm_extracts_facts_on_a_fresh_cache(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data, out = locomo_file(tmp_path), tmp_path / "run"
     with FakeOpenAIServer(reply=lambda body: responder(body["messages"])) as server:
-        assert main(["eval", "locomo", "--data", str(data), "--out", str(out), "--samples", "conv-1",
-                     "--embed-backend", "hash", "--llm-url", server.base_url, "--llm-model", "extractor",
-                     "--no-answer", "--json"]) == 0
+        assert (
+            main(
+                [
+                    "eval",
+                    "locomo",
+                    "--data",
+                    str(data),
+                    "--out",
+                    str(out),
+                    "--samples",
+                    "conv-1",
+                    "--embed-backend",
+                    "hash",
+                    "--llm-url",
+                    server.base_url,
+                    "--llm-model",
+                    "extractor",
+                    "--no-answer",
+                    "--json",
+                ]
+            )
+            == 0
+        )
     report = json.loads(capsys.readouterr().out)
     assert set(report["info"]["path"]["fact_sources"]) == {"llm"}
     assert report["cost"]["extraction"]["prompt_tokens"] > 0

@@ -18,27 +18,51 @@ TURNS = frozenset({"D1:1", "D1:2", "D2:1"})
 
 
 def question(index: int, category: int, evidence: list[str], answer: str = "Pico") -> Question:
-    return Question(sample_id="conv-1", qa_index=index, question=f"q{index}?", answer=answer,
-                    category=category, evidence=clean_evidence(evidence, TURNS), raw_evidence=tuple(evidence))
+    return Question(
+        sample_id="conv-1",
+        qa_index=index,
+        question=f"q{index}?",
+        answer=answer,
+        category=category,
+        evidence=clean_evidence(evidence, TURNS),
+        raw_evidence=tuple(evidence),
+    )
 
 
-QUESTIONS = [question(0, 4, ["D1:1"]), question(1, 1, ["D1:2", "D2:1"]), question(2, 2, []),
-             question(3, 3, ["D2:1"])]
+QUESTIONS = [question(0, 4, ["D1:1"]), question(1, 1, ["D1:2", "D2:1"]), question(2, 2, []), question(3, 3, ["D2:1"])]
 
 
 def record(q: Question, retrieved: list[str], **extra: Any) -> dict[str, Any]:
-    return {"sample_id": q.sample_id, "qa_index": q.qa_index, "question": q.question, "category": q.category,
-            "retrieved_dia_ids": retrieved, "n_contexts": 2, "context_chars": 100, **extra}
+    return {
+        "sample_id": q.sample_id,
+        "qa_index": q.qa_index,
+        "question": q.question,
+        "category": q.category,
+        "retrieved_dia_ids": retrieved,
+        "n_contexts": 2,
+        "context_chars": 100,
+        **extra,
+    }
 
 
-INFO = {"variant": "anchormem", "data": "/data/locomo.json", "samples": ["conv-1"],
-        "ingest": {"tau": 0.85, "n_neighbors": 3}, "query": {"k": 10},
-        "version": {"anchormem": "0.1.0", "git": "abc1234"},
-        "path": {"fact_sources": {"pack": 12}, "event_sources": {"pack": 3},
-                 "models": {"extraction": None, "reader": "qwen", "judge": "judge-model"}}}
-COST = {"extraction": Usage(calls=3, prompt_tokens=3000, completion_tokens=600, seconds=2.0),
-        "retrieval": Usage(calls=4, seconds=0.04),
-        "answering": Usage(calls=4, prompt_tokens=8000, seconds=4.0)}
+INFO = {
+    "variant": "anchormem",
+    "data": "/data/locomo.json",
+    "samples": ["conv-1"],
+    "ingest": {"tau": 0.85, "n_neighbors": 3},
+    "query": {"k": 10},
+    "version": {"anchormem": "0.1.0", "git": "abc1234"},
+    "path": {
+        "fact_sources": {"pack": 12},
+        "event_sources": {"pack": 3},
+        "models": {"extraction": None, "reader": "qwen", "judge": "judge-model"},
+    },
+}
+COST = {
+    "extraction": Usage(calls=3, prompt_tokens=3000, completion_tokens=600, seconds=2.0),
+    "retrieval": Usage(calls=4, seconds=0.04),
+    "answering": Usage(calls=4, prompt_tokens=8000, seconds=4.0),
+}
 AEG = {"conv-1": AEGStats(facts=12, events=3, clusters_discarded=5, clusters_kept=3, ingest_seconds=1.5)}
 
 
@@ -60,8 +84,10 @@ def test_retrieval_only_report_has_recall_cost_aeg_and_path() -> None:
     assert "| Online | Answer generation | 8.00 | 0.00 | 8.00 | 4 | 0 | 0 | 4.00 | 1.000 |" in md
     assert "| Online | Judging |" in md
     assert "| Facts | 12 | 12.0 |" in md and "| Clusters discarded | 5 | 5.0 |" in md
-    assert "- Path: facts 12 from the precomputed pack; events 3 from the precomputed pack; reader qwen; " \
-           "judge judge-model." in md
+    assert (
+        "- Path: facts 12 from the precomputed pack; events 3 from the precomputed pack; reader qwen; "
+        "judge judge-model." in md
+    )
     assert "anchormem 0.1.0, git abc1234" in md
     data = report.to_dict()
     json.dumps(data)
@@ -69,9 +95,11 @@ def test_retrieval_only_report_has_recall_cost_aeg_and_path() -> None:
 
 
 def test_answers_add_table_1() -> None:
-    records = [record(QUESTIONS[0], ["D1:1"], answer="Pico", judge=True),
-               record(QUESTIONS[1], [], answer="nothing", judge=False),
-               record(QUESTIONS[2], [], answer="Pico")]
+    records = [
+        record(QUESTIONS[0], ["D1:1"], answer="Pico", judge=True),
+        record(QUESTIONS[1], [], answer="nothing", judge=False),
+        record(QUESTIONS[2], [], answer="Pico"),
+    ]
     report = build_report(QUESTIONS, records, [q.key for q in QUESTIONS], COST, AEG, INFO)
     assert report.score is not None
     assert report.score.overall.count == 3 and report.score.overall.judged == 2

@@ -18,15 +18,27 @@ from anchormem.memory import Memory
 from tests.conftest import llm_responder
 from tests.fixtures import locomo_sample, write_locomo
 
-RECORD_KEYS = {"sample_id", "qa_index", "question", "category", "retrieved_dia_ids", "n_contexts",
-               "context_chars", "evidence", "recall"}
+RECORD_KEYS = {
+    "sample_id",
+    "qa_index",
+    "question",
+    "category",
+    "retrieved_dia_ids",
+    "n_contexts",
+    "context_chars",
+    "evidence",
+    "recall",
+}
 
 QA = [
     {"question": "What is the name of Ana's dog?", "answer": "Pico", "evidence": ["D1:1"], "category": 4},
-    {"question": "When did Ben play his first recital?", "answer": "Saturday", "evidence": ["D2:1"],
-     "category": 2},
-    {"question": "What did Ana paint and who got it?", "answer": "a portrait of Pico, her grandmother",
-     "evidence": ["D1:5", "D2:2"], "category": 1},
+    {"question": "When did Ben play his first recital?", "answer": "Saturday", "evidence": ["D2:1"], "category": 2},
+    {
+        "question": "What did Ana paint and who got it?",
+        "answer": "a portrait of Pico, her grandmother",
+        "evidence": ["D1:5", "D2:2"],
+        "category": 1,
+    },
     {"question": "Would Ben enjoy a Bach concert?", "answer": "yes", "evidence": ["D2:3"], "category": 3},
     {"question": "What instrument does Ben play?", "answer": "cello", "evidence": [], "category": 4},
     {"question": "What is Ben's cat called?", "adversarial_answer": "none", "evidence": [], "category": 5},
@@ -47,8 +59,12 @@ def hash_memory(settings: Settings) -> Memory:
 
 
 def config(tmp_path: Path, **kw: Any) -> EvalConfig:
-    base: dict[str, Any] = {"data": locomo_file(tmp_path), "out": tmp_path / "run", "answer": False,
-                            "settings": Settings.load(env={}, embed__backend="hash")}
+    base: dict[str, Any] = {
+        "data": locomo_file(tmp_path),
+        "out": tmp_path / "run",
+        "answer": False,
+        "settings": Settings.load(env={}, embed__backend="hash"),
+    }
     return EvalConfig(**{**base, **kw})
 
 
@@ -65,8 +81,15 @@ def responder(messages: list[Message]) -> str:
 def test_retrieval_only_writes_the_documented_files(tmp_path: Path) -> None:
     result = run_locomo(config(tmp_path), memory_factory=hash_memory)
     out = tmp_path / "run"
-    for name in ("memory.db", "run.json", "retrieval.jsonl", "usage.json", "report.md", "report.json",
-                 "recall_by_category.png"):
+    for name in (
+        "memory.db",
+        "run.json",
+        "retrieval.jsonl",
+        "usage.json",
+        "report.md",
+        "report.json",
+        "recall_by_category.png",
+    ):
         assert (out / name).exists(), name
     assert not (out / "f1_by_category.png").exists()
     records = lines(out / "retrieval.jsonl")
@@ -106,7 +129,8 @@ def test_resume_asks_only_the_missing_questions(tmp_path: Path) -> None:
     assert again.asked == 0 and len(lines(path)) == 10
     first = json.loads((tmp_path / "run" / "memory.ingest.json").read_text())
     assert {s: a.ingest_seconds for s, a in again.report.aeg.items()} == {
-        s: v["ingest_seconds"] for s, v in first.items()}, "a resumed run reports the build of the first run"
+        s: v["ingest_seconds"] for s, v in first.items()
+    }, "a resumed run reports the build of the first run"
 
 
 def test_interrupted_answering_resumes_without_duplicates(tmp_path: Path) -> None:
@@ -135,8 +159,9 @@ def test_fake_llm_extracts_answers_and_judges_with_the_cost_table_filled(tmp_pat
     llm = FakeLLM(responder)
     judge = FakeLLM(responder, model="fake-judge")
     cfg = config(tmp_path, answer=True, tau=0.2)
-    result = run_locomo(cfg, memory_factory=lambda s: Memory(s, embedder=HashEmbedder(), llm=llm), reader=llm,
-                        judge=judge)
+    result = run_locomo(
+        cfg, memory_factory=lambda s: Memory(s, embedder=HashEmbedder(), llm=llm), reader=llm, judge=judge
+    )
     report = result.report
     assert report.score is not None
     assert report.score.overall.count == 10 and report.score.overall.judge_accuracy == 1.0
@@ -158,8 +183,7 @@ def test_fake_llm_extracts_answers_and_judges_with_the_cost_table_filled(tmp_pat
 def test_no_context_variant_shows_the_reader_facts(tmp_path: Path) -> None:
     reader = FakeLLM(responder)
     run_locomo(config(tmp_path, answer=True, variant="no-context"), memory_factory=hash_memory, reader=reader)
-    answering = [r for r in reader.requests if "Question:" in r[-1]["content"]
-                 and "Grade" not in r[-1]["content"]]
+    answering = [r for r in reader.requests if "Question:" in r[-1]["content"] and "Grade" not in r[-1]["content"]]
     assert answering
     prompt = answering[0][-1]["content"]
     assert "\n- Ana: " in prompt or "\n- Ben: " in prompt  # anchor facts, not the turn lines

@@ -48,15 +48,22 @@ def faulty_server(seed: int, steps: int, rate: float = 0.2, sleep: float = 1.0) 
 
 
 def conversation(n_turns: int = 60) -> list[dict[str, str]]:
-    return [{"speaker": "Ana" if i % 2 else "Ben", "session": str(1 + i // 10),
-             "text": f"line {i}: we spoke about topic {i % 7} and item {i * 13}"} for i in range(n_turns)]
+    return [
+        {
+            "speaker": "Ana" if i % 2 else "Ben",
+            "session": str(1 + i // 10),
+            "text": f"line {i}: we spoke about topic {i % 7} and item {i * 13}",
+        }
+        for i in range(n_turns)
+    ]
 
 
 def test_ingest_survives_a_faulty_endpoint_and_the_next_run_recovers(tmp_path: Path) -> None:
     cfg = Settings.load(env={}, store=str(tmp_path / "m.db"), embed__backend="hash")
     with faulty_server(seed=3, steps=45, sleep=0.6) as server:
-        llm_settings = LLMSettings(base_url=server.base_url, model="fake-model", timeout=0.3, max_retries=0,
-                                   concurrency=2)
+        llm_settings = LLMSettings(
+            base_url=server.base_url, model="fake-model", timeout=0.3, max_retries=0, concurrency=2
+        )
         llm = OpenAICompatLLM(llm_settings, backoff=0.01)
         cfg = Settings(store=cfg.store, embed=cfg.embed, llm=llm_settings)
         with Memory(cfg, embedder=HashEmbedder(), llm=llm) as mem:

@@ -19,11 +19,23 @@ from anchormem.lifecycle.portable import parse_records
 from anchormem.memory import Memory
 from tests.fixtures import SESSION_1, messages
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner,
-                                                                                  max_size=5), max_leaves=20)
-MESSAGE = st.fixed_dictionaries({}, optional={"speaker": JSON, "role": JSON, "text": JSON, "content": JSON,
-                                              "timestamp": JSON, "session": JSON, "id": JSON})
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=5),
+    max_leaves=20,
+)
+MESSAGE = st.fixed_dictionaries(
+    {},
+    optional={
+        "speaker": JSON,
+        "role": JSON,
+        "text": JSON,
+        "content": JSON,
+        "timestamp": JSON,
+        "session": JSON,
+        "id": JSON,
+    },
+)
 FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -46,11 +58,27 @@ def test_file_readers_raise_only_input_errors(tmp_path: Path, raw: bytes) -> Non
 
 
 @FUZZ
-@given(records=st.lists(JSON | st.fixed_dictionaries({"type": st.sampled_from(
-    ["header", "scope", "turn", "context", "fact", "event", "usage", "history"])}, optional={
-    "format": st.just("anchormem-export"), "version": st.just(1), "dim": st.integers(-1, 4), "id": JSON,
-    "user_id": JSON, "session": JSON, "text": JSON, "turn_ids": JSON, "vector": JSON, "position": JSON}),
-    max_size=6))
+@given(
+    records=st.lists(
+        JSON
+        | st.fixed_dictionaries(
+            {"type": st.sampled_from(["header", "scope", "turn", "context", "fact", "event", "usage", "history"])},
+            optional={
+                "format": st.just("anchormem-export"),
+                "version": st.just(1),
+                "dim": st.integers(-1, 4),
+                "id": JSON,
+                "user_id": JSON,
+                "session": JSON,
+                "text": JSON,
+                "turn_ids": JSON,
+                "vector": JSON,
+                "position": JSON,
+            },
+        ),
+        max_size=6,
+    )
+)
 def test_import_parser_raises_only_input_errors(records: list[Any]) -> None:
     with contextlib.suppress(InputError):
         parse_records(records)
@@ -64,15 +92,22 @@ def test_locomo_with_wrong_types(tmp_path: Path) -> None:
             load_conversations(path)
 
 
-@pytest.mark.parametrize("payload, phrase", [
-    (b"", "empty"), (b"\x00\xff\x10binary", "UTF-8"), (b"[]", "empty"), (b"{\"messages\": 3}", "list"),
-    (json.dumps([{"speaker": "A", "text": "x" * 1_000_001}]).encode(), "limit"),
-    (json.dumps([{"speaker": "A", "text": "a\x00b"}]).encode(), "NUL"),
-    (json.dumps([{"speaker": "A", "text": "hi", "timestamp": {"day": 3}}]).encode(), "timestamp"),
-    (json.dumps([{"speaker": ["A"], "text": "hi"}]).encode(), "speaker"),
-])
-def test_cli_bad_files_give_one_line_and_leave_no_store_change(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                                payload: bytes, phrase: str) -> None:
+@pytest.mark.parametrize(
+    "payload, phrase",
+    [
+        (b"", "empty"),
+        (b"\x00\xff\x10binary", "UTF-8"),
+        (b"[]", "empty"),
+        (b'{"messages": 3}', "list"),
+        (json.dumps([{"speaker": "A", "text": "x" * 1_000_001}]).encode(), "limit"),
+        (json.dumps([{"speaker": "A", "text": "a\x00b"}]).encode(), "NUL"),
+        (json.dumps([{"speaker": "A", "text": "hi", "timestamp": {"day": 3}}]).encode(), "timestamp"),
+        (json.dumps([{"speaker": ["A"], "text": "hi"}]).encode(), "speaker"),
+    ],
+)
+def test_cli_bad_files_give_one_line_and_leave_no_store_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], payload: bytes, phrase: str
+) -> None:
     store = tmp_path / "m.db"
     common = ["--store", str(store), "--embed-backend", "hash", "-q", "--user", "u"]
     good = tmp_path / "good.json"
@@ -91,7 +126,11 @@ def test_cli_bad_files_give_one_line_and_leave_no_store_change(tmp_path: Path, c
 
 
 def test_unknown_users_are_clear(memory: Memory) -> None:
-    for call in (lambda: memory.history(user_id="ghost"), lambda: list(memory.export(user_id="ghost")),
-                 lambda: memory.delete(user_id="ghost", all=True), lambda: memory.delete(user_id="ghost", turn="x")):
+    for call in (
+        lambda: memory.history(user_id="ghost"),
+        lambda: list(memory.export(user_id="ghost")),
+        lambda: memory.delete(user_id="ghost", all=True),
+        lambda: memory.delete(user_id="ghost", turn="x"),
+    ):
         with pytest.raises(AnchorMemError, match="ghost"):
             call()

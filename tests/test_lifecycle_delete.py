@@ -109,11 +109,16 @@ WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=8)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(sizes=st.lists(st.integers(1, 6), min_size=1, max_size=4), words=st.lists(WORDS, min_size=8, max_size=8),
-       picks=st.lists(st.tuples(st.sampled_from(["turn", "session", "context"]), st.integers(0, 50)),
-                      min_size=1, max_size=3))
-def test_property_deleted_words_leave_no_trace(tmp_path_factory: pytest.TempPathFactory, sizes: list[int],
-                                               words: list[str], picks: list[tuple[str, int]]) -> None:
+@given(
+    sizes=st.lists(st.integers(1, 6), min_size=1, max_size=4),
+    words=st.lists(WORDS, min_size=8, max_size=8),
+    picks=st.lists(
+        st.tuples(st.sampled_from(["turn", "session", "context"]), st.integers(0, 50)), min_size=1, max_size=3
+    ),
+)
+def test_property_deleted_words_leave_no_trace(
+    tmp_path_factory: pytest.TempPathFactory, sizes: list[int], words: list[str], picks: list[tuple[str, int]]
+) -> None:
     path = tmp_path_factory.mktemp("prop") / "mem.db"
     cfg = Settings.load(env={}, store=str(path), embed__backend="hash")
     n = 0

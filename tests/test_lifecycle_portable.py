@@ -30,11 +30,17 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(sessions=st.lists(st.lists(st.tuples(st.sampled_from(["Ana", "Ben"]), TEXT.filter(str.strip)),
-                                  min_size=1, max_size=5), min_size=1, max_size=3),
-       agent=st.sampled_from([None, "helper"]))
-def test_property_round_trip_is_exact(tmp_path_factory: pytest.TempPathFactory,
-                                      sessions: list[list[tuple[str, str]]], agent: str | None) -> None:
+@given(
+    sessions=st.lists(
+        st.lists(st.tuples(st.sampled_from(["Ana", "Ben"]), TEXT.filter(str.strip)), min_size=1, max_size=5),
+        min_size=1,
+        max_size=3,
+    ),
+    agent=st.sampled_from([None, "helper"]),
+)
+def test_property_round_trip_is_exact(
+    tmp_path_factory: pytest.TempPathFactory, sessions: list[list[tuple[str, str]]], agent: str | None
+) -> None:
     folder = tmp_path_factory.mktemp("rt")
     with _mem(folder / "a.db") as a, _mem(folder / "b.db") as b:
         for i, turns in enumerate(sessions, 1):
@@ -58,8 +64,24 @@ def test_import_refuses_a_non_empty_scope_and_bad_records(tmp_path: Path) -> Non
     with _mem(tmp_path / "b.db") as b:
         bad = [dict(r) for r in records]
         bad[-3] = {**bad[-3], "context_id": "c-missing"} if bad[-3]["type"] == "fact" else {"type": "bogus"}
-        for broken in (bad, records[1:], [], [records[0], {"type": "turn"}], [*records[:2], {"type": "fact",
-                       "id": "f", "context_id": "c", "text": "x", "source": "llm", "linked": True, "vector": "!"}]):
+        for broken in (
+            bad,
+            records[1:],
+            [],
+            [records[0], {"type": "turn"}],
+            [
+                *records[:2],
+                {
+                    "type": "fact",
+                    "id": "f",
+                    "context_id": "c",
+                    "text": "x",
+                    "source": "llm",
+                    "linked": True,
+                    "vector": "!",
+                },
+            ],
+        ):
             with pytest.raises(InputError):
                 b.import_records(broken)
         assert b.users() == []  # nothing half-written

@@ -21,8 +21,9 @@ from anchormem.mcp_server import build_server
 from anchormem.memory import Memory
 from tests.fixtures import SESSION_1, SESSION_2
 
-TURNS = [{"speaker": s, "text": t, "session": "1", "timestamp": "2024-03-01 10:00"} for s, t in SESSION_1] + \
-        [{"speaker": s, "text": t, "session": "2", "timestamp": "2024-03-08 18:00"} for s, t in SESSION_2]
+TURNS = [{"speaker": s, "text": t, "session": "1", "timestamp": "2024-03-01 10:00"} for s, t in SESSION_1] + [
+    {"speaker": s, "text": t, "session": "2", "timestamp": "2024-03-08 18:00"} for s, t in SESSION_2
+]
 TOOLS = {"add_memory", "search_memory", "answer_question", "delete_memory", "memory_stats"}
 
 
@@ -65,14 +66,19 @@ def test_in_process_round_trip(memory: Memory) -> None:
 
 def _env(store: Path) -> dict[str, str]:
     src = str(Path(__file__).resolve().parents[1] / "src")
-    return {"ANCHORMEM_STORE": str(store), "ANCHORMEM_EMBED_BACKEND": "hash", "HOME": str(store.parent),
-            "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return {
+        "ANCHORMEM_STORE": str(store),
+        "ANCHORMEM_EMBED_BACKEND": "hash",
+        "HOME": str(store.parent),
+        "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    }
 
 
 def test_stdio_round_trip(tmp_path: Path) -> None:
     store = tmp_path / "mcp.db"
-    params = StdioServerParameters(command=sys.executable, args=["-m", "anchormem", "mcp", "--user", "alice"],
-                                   env=_env(store), cwd=str(tmp_path))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "anchormem", "mcp", "--user", "alice"], env=_env(store), cwd=str(tmp_path)
+    )
 
     async def run() -> None:
         async with Client(params, read_timeout_seconds=30) as client:
@@ -92,10 +98,26 @@ def _free_port() -> int:
 
 def test_streamable_http_round_trip(tmp_path: Path) -> None:
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "anchormem", "mcp", "--user", "alice", "--transport", "http",
-                             "--host", "127.0.0.1", "--port", str(port)],
-                            env={**os.environ, **_env(tmp_path / "http.db")}, cwd=str(tmp_path),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "anchormem",
+            "mcp",
+            "--user",
+            "alice",
+            "--transport",
+            "http",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        env={**os.environ, **_env(tmp_path / "http.db")},
+        cwd=str(tmp_path),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -129,11 +151,19 @@ def test_the_same_short_message_in_two_calls_is_two_turns(memory: Memory) -> Non
             for _ in range(2):
                 added = data(await client.call_tool("add_memory", {"messages": [{"speaker": "user", "text": "yes"}]}))
                 assert added["turns_added"] == 1
-            again = data(await client.call_tool("add_memory", {"messages": [
-                {"speaker": "user", "text": "yes", "timestamp": "2024-05-01T10:00:00Z"}]}))
+            again = data(
+                await client.call_tool(
+                    "add_memory",
+                    {"messages": [{"speaker": "user", "text": "yes", "timestamp": "2024-05-01T10:00:00Z"}]},
+                )
+            )
             assert again["turns_added"] == 1
-            same = data(await client.call_tool("add_memory", {"messages": [
-                {"speaker": "user", "text": "yes", "timestamp": "2024-05-01T10:00:00Z"}]}))
+            same = data(
+                await client.call_tool(
+                    "add_memory",
+                    {"messages": [{"speaker": "user", "text": "yes", "timestamp": "2024-05-01T10:00:00Z"}]},
+                )
+            )
             assert same["turns_added"] == 0, "a turn sent again with its own timestamp is recognised"
 
     asyncio.run(run())

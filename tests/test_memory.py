@@ -39,7 +39,11 @@ def test_re_adding_the_same_turns_creates_nothing(memory: Memory, tmp_path: Path
     after = memory.stats(user_id="ana")
     assert (again.turns_added, again.contexts_added, again.facts_added, again.events_added) == (0, 0, 0, 0)
     assert (before.contexts, before.facts, before.events, before.turns) == (
-        after.contexts, after.facts, after.events, after.turns)
+        after.contexts,
+        after.facts,
+        after.events,
+        after.turns,
+    )
 
 
 def test_user_scopes_never_leak(memory: Memory) -> None:
@@ -109,14 +113,30 @@ def test_malformed_llm_output_marks_the_context_failed_then_retries(settings: Se
 def test_precomputed_facts_and_events_attach(memory: Memory, tmp_path: Path) -> None:
     path = write_locomo(tmp_path / "conv.json")
     facts = tmp_path / "facts.jsonl"
-    facts.write_text("\n".join(json.dumps(r) for r in [
-        {"sample_id": "conv-1", "dia_ids": ["D1:1", "D1:2", "D1:3"], "facts": ["Ana adopted a dog named Pico."]},
-        {"sample_id": "conv-1", "dia_ids": ["D2:1", "D2:2", "D2:3"], "facts": ["Ben played a cello recital."]},
-        {"sample_id": "other", "dia_ids": ["D1:1", "D1:2", "D1:3"], "facts": ["Not this one."]},
-    ]))
+    facts.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {
+                    "sample_id": "conv-1",
+                    "dia_ids": ["D1:1", "D1:2", "D1:3"],
+                    "facts": ["Ana adopted a dog named Pico."],
+                },
+                {"sample_id": "conv-1", "dia_ids": ["D2:1", "D2:2", "D2:3"], "facts": ["Ben played a cello recital."]},
+                {"sample_id": "other", "dia_ids": ["D1:1", "D1:2", "D1:3"], "facts": ["Not this one."]},
+            ]
+        )
+    )
     events = tmp_path / "events.jsonl"
-    events.write_text(json.dumps({"sample_id": "conv-1", "event": "Ana adopted Pico while Ben took up the cello.",
-                                  "source_facts": ["Ana adopted a dog named Pico.", "Ben played a cello recital."]}))
+    events.write_text(
+        json.dumps(
+            {
+                "sample_id": "conv-1",
+                "event": "Ana adopted Pico while Ben took up the cello.",
+                "source_facts": ["Ana adopted a dog named Pico.", "Ben played a cello recital."],
+            }
+        )
+    )
     memory.add(path, user_id="ana", sample="conv-1", facts=facts, events=events)
     by_source = {f.text: f.source for f in memory.list("facts", user_id="ana")}  # type: ignore[union-attr]
     assert by_source["Ana adopted a dog named Pico."] == "pack"
@@ -126,7 +146,8 @@ def test_precomputed_facts_and_events_attach(memory: Memory, tmp_path: Path) -> 
     assert event.source == "pack" and len(event.fact_ids) == 2  # type: ignore[union-attr]
     result = memory.search("Who adopted Pico?", user_id="ana")
     assert result.events and set(result.events[0].context_ids) <= {h.context.id for h in result.contexts} | set(
-        result.events[0].context_ids)
+        result.events[0].context_ids
+    )
 
 
 def test_answer_without_llm_says_how_to_configure(memory: Memory) -> None:

@@ -27,9 +27,7 @@ def test_sentences_are_split_and_short_fragments_merged() -> None:
         "I adopted a dog.",
         "His name is Pico! Wow.",
     ]
-    assert split_sentences("Hi! I finally went to the beach today.") == [
-        "Hi! I finally went to the beach today."
-    ]
+    assert split_sentences("Hi! I finally went to the beach today.") == ["Hi! I finally went to the beach today."]
     assert split_sentences("   ") == []
 
 

@@ -7,16 +7,10 @@ from anchormem.query.render import render_memories
 
 
 def _result(with_events: bool = True) -> SearchResult:
-    c1 = Context(
-        "c1", "1", 0, ("D1:1", "D1:2"), "8 May, 2023", 'DATE: 8 May, 2023\nAna said, "Hi."\nBen said, "Hey."'
-    )
+    c1 = Context("c1", "1", 0, ("D1:1", "D1:2"), "8 May, 2023", 'DATE: 8 May, 2023\nAna said, "Hi."\nBen said, "Hey."')
     c2 = Context("c2", "2", 0, ("D2:1",), "9 May, 2023", 'DATE: 9 May, 2023\nAna said, "I got a dog."')
     f = Fact("f1", "c2", "Ana got a dog.")
-    events = (
-        (EventHit(Event("e1", "Ana  got a dog\nin May.", ("f1",)), 0.5, ("c2",), (f,)),)
-        if with_events
-        else ()
-    )
+    events = (EventHit(Event("e1", "Ana  got a dog\nin May.", ("f1",)), 0.5, ("c2",), (f,)),) if with_events else ()
     return SearchResult(
         query="dog?",
         contexts=(ContextHit(c1, 0.2), ContextHit(c2, 0.9, (FactHit(f, 0.9),))),

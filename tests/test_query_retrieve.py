@@ -58,9 +58,7 @@ def build_snapshot(with_events: bool = True) -> ScopeSnapshot:
         for pos, start in enumerate(range(0, len(turns), 2)):
             window = turns[start : start + 3]
             text = "\n".join([f"DATE: {date}"] + [f'{spk} said, "{txt}"' for _, spk, txt in window])
-            ctx = Context(
-                stable_id("ctx", session, str(pos)), session, pos, tuple(t for t, _, _ in window), date, text
-            )
+            ctx = Context(stable_id("ctx", session, str(pos)), session, pos, tuple(t for t, _, _ in window), date, text)
             contexts.append(ctx)
             owned = window if start == 0 else window[1:]  # each turn's fact in its first window
             for tid, _, _ in owned:
@@ -165,9 +163,7 @@ def test_bm25_variant_finds_the_lexical_match(snap: ScopeSnapshot) -> None:
 def test_fully_covered_tail_context_is_skipped(snap: ScopeSnapshot) -> None:
     tail = next(c for c in snap.contexts if c.turn_ids == ("D1:5",))
     for variant in ("anchormem", "rrf", "bm25"):
-        result = search(
-            snap, "painting a portrait of Pico for my grandmother", variant=variant, max_contexts=10
-        )
+        result = search(snap, "painting a portrait of Pico for my grandmother", variant=variant, max_contexts=10)
         turn_sets = [set(h.context.turn_ids) for h in result.contexts]
         for i, turns in enumerate(turn_sets):
             others = set().union(*(t for j, t in enumerate(turn_sets) if j != i))
@@ -203,7 +199,7 @@ def test_chunks_variant_ranks_contexts_by_their_own_embedding() -> None:
     from anchormem.query.snapshot import ScopeSnapshot
 
     emb = HashEmbedder()
-    texts = ["DATE: d\nA said, \"my dog Pico loves the beach\"", "DATE: d\nB said, \"the cello recital was great\""]
+    texts = ['DATE: d\nA said, "my dog Pico loves the beach"', 'DATE: d\nB said, "the cello recital was great"']
     contexts = [Context(f"c{i}", "1", i, (f"D1:{i}",), "d", t) for i, t in enumerate(texts)]
     empty = np.zeros((0, emb.dim), np.float32)
     snap = ScopeSnapshot(contexts, [], empty, embed_texts=lambda ts: emb.embed(ts))

@@ -12,9 +12,7 @@ from anchormem.query.snapshot import ScopeSnapshot
 
 def _snapshot() -> ScopeSnapshot:
     windows = [("D1:1", "D1:2", "D1:3"), ("D1:3", "D1:4", "D1:5"), ("D1:5",), ("D2:1", "D2:2", "D2:3")]
-    contexts = [
-        Context(f"c{i}", w[0][1], i, w, None, "DATE: x\n" + " ".join(w)) for i, w in enumerate(windows)
-    ]
+    contexts = [Context(f"c{i}", w[0][1], i, w, None, "DATE: x\n" + " ".join(w)) for i, w in enumerate(windows)]
     return ScopeSnapshot(contexts, [], np.zeros((0, 4), np.float32))
 
 

@@ -19,13 +19,15 @@ def test_readme_starts_with_the_two_commands() -> None:
     assert commands == ["make demo", "make test"]
 
 
-def test_python_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_python_example_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = re.search(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
     assert code is not None
     monkeypatch.chdir(tmp_path)
-    source = code.group(1).replace('Settings(store="memory.db")',
-                                   'Settings.load(env={}, store="memory.db", embed__backend="hash")')
+    source = code.group(1).replace(
+        'Settings(store="memory.db")', 'Settings.load(env={}, store="memory.db", embed__backend="hash")'
+    )
     exec(compile(source, "README.md", "exec"), {})
     out = capsys.readouterr().out
     assert "Biscuit" in out and "DATE: 9:30 am on 23 March, 2024" in out

@@ -26,8 +26,9 @@ def _bytes(path: Path) -> bytes:
     return b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
 
 
-def test_a_crash_right_after_the_cascade_leaves_no_cached_copy(settings: Settings, tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_crash_right_after_the_cascade_leaves_no_cached_copy(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cache_path = tmp_path / "cache.db"
     llm = CachedLLM(FakeLLM(llm_responder), cache_path)
     with Memory(settings, embedder=HashEmbedder(), llm=llm) as mem:

@@ -77,8 +77,7 @@ def test_add_search_get_stats(client: TestClient) -> None:
 
 
 def test_add_locomo_conversation(client: TestClient) -> None:
-    r = client.post("/v1/users/alice/memories", json={"conversation": locomo_sample(), "run_id": "conv-1"},
-                    headers=A)
+    r = client.post("/v1/users/alice/memories", json={"conversation": locomo_sample(), "run_id": "conv-1"}, headers=A)
     assert r.status_code == 200, r.text
     turns = client.get("/v1/users/alice/memories/turns", params={"run_id": "conv-1"}, headers=A).json()
     assert "D1:1" in [t["id"] for t in turns["items"]]
@@ -98,23 +97,27 @@ def test_list_is_paginated(client: TestClient) -> None:
     assert r.status_code == 422 and r.json()["error"]["code"] == "validation_error"
 
 
-@pytest.mark.parametrize(("method", "path", "body", "status", "code"), [
-    ("post", "/v1/users/alice/search", {"query": "dog"}, 404, "not_found"),
-    ("get", "/v1/users/alice/stats", None, 404, "not_found"),
-    ("get", "/v1/users/alice/records/c-0000", None, 404, "not_found"),
-    ("get", "/v1/users/alice/jobs/job-nope", None, 404, "not_found"),
-    ("post", "/v1/users/alice/memories", {"messages": [{"speaker": "a"}]}, 400, "invalid_input"),
-    ("post", "/v1/users/alice/memories", {}, 400, "invalid_input"),
-    ("post", "/v1/users/alice/memories", {"conversation": {"x": 1}}, 400, "invalid_input"),
-    ("post", "/v1/users/alice/memories", {"messages": "nope"}, 422, "validation_error"),
-    ("post", "/v1/users/alice/search", {"query": ""}, 422, "validation_error"),
-    ("post", "/v1/users/alice/search", {"query": "x", "bogus": 1}, 422, "validation_error"),
-    ("get", "/v1/users/alice/memories/widgets", None, 422, "validation_error"),
-    ("get", "/v1/nowhere", None, 404, "not_found"),
-    ("put", "/v1/users/alice/search", {}, 405, "method_not_allowed"),
-])
-def test_errors_are_json_with_stable_codes(client: TestClient, method: str, path: str, body: Any, status: int,
-                                           code: str) -> None:
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "code"),
+    [
+        ("post", "/v1/users/alice/search", {"query": "dog"}, 404, "not_found"),
+        ("get", "/v1/users/alice/stats", None, 404, "not_found"),
+        ("get", "/v1/users/alice/records/c-0000", None, 404, "not_found"),
+        ("get", "/v1/users/alice/jobs/job-nope", None, 404, "not_found"),
+        ("post", "/v1/users/alice/memories", {"messages": [{"speaker": "a"}]}, 400, "invalid_input"),
+        ("post", "/v1/users/alice/memories", {}, 400, "invalid_input"),
+        ("post", "/v1/users/alice/memories", {"conversation": {"x": 1}}, 400, "invalid_input"),
+        ("post", "/v1/users/alice/memories", {"messages": "nope"}, 422, "validation_error"),
+        ("post", "/v1/users/alice/search", {"query": ""}, 422, "validation_error"),
+        ("post", "/v1/users/alice/search", {"query": "x", "bogus": 1}, 422, "validation_error"),
+        ("get", "/v1/users/alice/memories/widgets", None, 422, "validation_error"),
+        ("get", "/v1/nowhere", None, 404, "not_found"),
+        ("put", "/v1/users/alice/search", {}, 405, "method_not_allowed"),
+    ],
+)
+def test_errors_are_json_with_stable_codes(
+    client: TestClient, method: str, path: str, body: Any, status: int, code: str
+) -> None:
     r = client.request(method, path, json=body, headers=A)
     assert r.status_code == status, r.text
     error = r.json()["error"]
@@ -128,8 +131,10 @@ def test_answer_without_llm_is_409(client: TestClient) -> None:
 
 
 def test_answer_with_llm(settings: Settings) -> None:
-    with Memory(settings, embedder=HashEmbedder(), llm=FakeLLM(llm_responder)) as mem, \
-            TestClient(create_app(mem, KEYS)) as client:
+    with (
+        Memory(settings, embedder=HashEmbedder(), llm=FakeLLM(llm_responder)) as mem,
+        TestClient(create_app(mem, KEYS)) as client,
+    ):
         add_alice(client)
         r = client.post("/v1/users/alice/answer", json={"question": "What is the name of Ana's dog?"}, headers=A)
         assert r.status_code == 200, r.text
@@ -148,17 +153,16 @@ def test_request_size_limit(memory: Memory) -> None:
                 yield b"y" * 500
             yield b'"}]}'
 
-        r = client.post("/v1/users/alice/memories", content=chunks(),
-                        headers={**A, "Content-Type": "application/json"})
+        r = client.post("/v1/users/alice/memories", content=chunks(), headers={**A, "Content-Type": "application/json"})
         assert r.status_code == 413 and r.json()["error"]["code"] == "payload_too_large"
-        assert client.post("/v1/users/alice/memories", json={"messages": conversation()[:2]},
-                           headers=A).status_code == 200
+        assert (
+            client.post("/v1/users/alice/memories", json={"messages": conversation()[:2]}, headers=A).status_code == 200
+        )
 
 
 def test_background_job_lifecycle(settings: Settings) -> None:
     llm = FakeLLM(llm_responder, delay=0.05)
-    with Memory(settings, embedder=HashEmbedder(), llm=llm) as mem, \
-            TestClient(create_app(mem, KEYS)) as client:
+    with Memory(settings, embedder=HashEmbedder(), llm=llm) as mem, TestClient(create_app(mem, KEYS)) as client:
         r = add_alice(client, background=True)
         assert r.status_code == 202
         job = r.json()
@@ -179,8 +183,7 @@ def test_background_job_lifecycle(settings: Settings) -> None:
 
 def test_failed_job_reports_stable_code(settings: Settings) -> None:
     llm = FakeLLM(llm_responder, fail_first=1_000)
-    with Memory(settings, embedder=HashEmbedder(), llm=llm) as mem, \
-            TestClient(create_app(mem, KEYS)) as client:
+    with Memory(settings, embedder=HashEmbedder(), llm=llm) as mem, TestClient(create_app(mem, KEYS)) as client:
         job = add_alice(client, background=True).json()
         job = wait_job(client, "alice", job["id"], A)
         assert job["status"] == "failed" and job["error"]["code"] == "llm_unavailable", job
@@ -223,8 +226,7 @@ def test_memory_calls_do_not_block_the_event_loop(memory: Memory, monkeypatch: p
 
 def test_users_lists_only_what_the_key_may_see(client: TestClient) -> None:
     add_alice(client)
-    client.post("/v1/users/bob/memories", json={"messages": conversation()[:3]},
-                headers={"X-API-Key": "key-bob"})
+    client.post("/v1/users/bob/memories", json={"messages": conversation()[:3]}, headers={"X-API-Key": "key-bob"})
     mine = client.get("/v1/users", headers=A).json()["users"]
     assert [u["user_id"] for u in mine] == ["alice"]
     everyone = client.get("/v1/users", headers={"Authorization": "Bearer key-admin"}).json()["users"]

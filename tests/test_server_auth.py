@@ -21,8 +21,7 @@ from tests.fixtures import SESSION_1, messages
 ALICE = {"Authorization": "Bearer key-alice"}
 BOB = {"Authorization": "Bearer key-bob"}
 ADMIN = {"X-API-Key": "key-admin"}
-KEYS = KeyRing.from_raw({"key-alice": ["alice"], "key-bob": ["bob", "carol"], "key-admin": []},
-                        admin=["key-admin"])
+KEYS = KeyRing.from_raw({"key-alice": ["alice"], "key-bob": ["bob", "carol"], "key-admin": []}, admin=["key-admin"])
 
 # Every route under /v1/users/{user_id}: (method, path after the user, JSON body or None).
 ENDPOINTS: list[tuple[str, str, Any]] = [
@@ -51,8 +50,9 @@ def client(memory: Memory) -> Iterator[TestClient]:
 @pytest.fixture
 def alice(client: TestClient) -> dict[str, str]:
     """Alice has a memory and a finished job; returns ids to put in paths."""
-    r = client.post("/v1/users/alice/memories", json={"messages": messages(SESSION_1), "background": True},
-                    headers=ALICE)
+    r = client.post(
+        "/v1/users/alice/memories", json={"messages": messages(SESSION_1), "background": True}, headers=ALICE
+    )
     assert r.status_code == 202
     job = r.json()["id"]
     for _ in range(500):
@@ -63,32 +63,50 @@ def alice(client: TestClient) -> dict[str, str]:
 
 
 def snapshot(client: TestClient) -> dict[str, Any]:
-    return {kind: client.get(f"/v1/users/alice/memories/{kind}", headers=ALICE).json()["items"]
-            for kind in ("turns", "contexts", "facts", "events")}
+    return {
+        kind: client.get(f"/v1/users/alice/memories/{kind}", headers=ALICE).json()["items"]
+        for kind in ("turns", "contexts", "facts", "events")
+    }
 
 
-def call(client: TestClient, method: str, path: str, body: Any, ids: dict[str, str], user: str,
-         headers: dict[str, str]) -> Any:
+def call(
+    client: TestClient, method: str, path: str, body: Any, ids: dict[str, str], user: str, headers: dict[str, str]
+) -> Any:
     return client.request(method, f"/v1/users/{user}" + path.format(**ids), json=body, headers=headers)
 
 
 def test_every_user_route_is_covered() -> None:
     app = create_app(Memory(), KEYS)
-    routes = {(m.upper(), path) for path, ops in app.openapi()["paths"].items() for m in ops
-              if path.startswith("/v1/users/{user_id}")}
-    covered = {(m, "/v1/users/{user_id}" + p.split("?")[0]
-                .replace("{job}", "{job_id}").replace("{context}", "{record_id}")
-                .replace("/turns", "/{kind}").replace("/facts", "/{kind}")) for m, p, _ in ENDPOINTS}
+    routes = {
+        (m.upper(), path)
+        for path, ops in app.openapi()["paths"].items()
+        for m in ops
+        if path.startswith("/v1/users/{user_id}")
+    }
+    covered = {
+        (
+            m,
+            "/v1/users/{user_id}"
+            + p.split("?")[0]
+            .replace("{job}", "{job_id}")
+            .replace("{context}", "{record_id}")
+            .replace("/turns", "/{kind}")
+            .replace("/facts", "/{kind}"),
+        )
+        for m, p, _ in ENDPOINTS
+    }
     assert routes == covered
 
 
 @pytest.mark.parametrize(("method", "path", "body"), ENDPOINTS)
 def test_isolation(client: TestClient, alice: dict[str, str], method: str, path: str, body: Any) -> None:
     before = snapshot(client)
-    for headers, status, code in (({}, 401, "unauthorized"),
-                                  ({"Authorization": "Bearer wrong"}, 401, "unauthorized"),
-                                  ({"X-API-Key": "key-alice "}, 401, "unauthorized"),
-                                  (BOB, 403, "forbidden")):
+    for headers, status, code in (
+        ({}, 401, "unauthorized"),
+        ({"Authorization": "Bearer wrong"}, 401, "unauthorized"),
+        ({"X-API-Key": "key-alice "}, 401, "unauthorized"),
+        (BOB, 403, "forbidden"),
+    ):
         r = call(client, method, path, body, alice, "alice", headers)
         assert r.status_code == status, (headers, r.text)
         assert r.json()["error"]["code"] == code
@@ -150,6 +168,18 @@ def test_serve_key_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_serve_refuses_a_missing_keys_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["serve", "--keys", str(tmp_path / "none.json"), "--store", str(tmp_path / "m.db"),
-                 "--embed-backend", "hash"]) == 1
+    assert (
+        main(
+            [
+                "serve",
+                "--keys",
+                str(tmp_path / "none.json"),
+                "--store",
+                str(tmp_path / "m.db"),
+                "--embed-backend",
+                "hash",
+            ]
+        )
+        == 1
+    )
     assert "keys file not found" in capsys.readouterr().err

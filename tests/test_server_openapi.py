@@ -17,8 +17,9 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "openapi.json"
 
 def test_checked_in_schema_is_current() -> None:
     assert DOC.exists(), "run: python -m anchormem.server.openapi docs/openapi.json"
-    assert json.loads(DOC.read_text(encoding="utf-8")) == json.loads(render()), \
+    assert json.loads(DOC.read_text(encoding="utf-8")) == json.loads(render()), (
         "docs/openapi.json is stale; regenerate: python -m anchormem.server.openapi docs/openapi.json"
+    )
 
 
 def test_schema_is_served_and_documents_auth(memory: Memory) -> None:
@@ -26,6 +27,11 @@ def test_schema_is_served_and_documents_auth(memory: Memory) -> None:
         schema = client.get("/openapi.json").json()
     assert schema["info"]["title"] == "anchormem"
     assert {"HTTPBearer", "APIKeyHeader"} <= set(schema["components"]["securitySchemes"])
-    for path in ("/v1/users/{user_id}/memories", "/v1/users/{user_id}/search", "/v1/users/{user_id}/export",
-                 "/v1/users/{user_id}/jobs/{job_id}", "/v1/health"):
+    for path in (
+        "/v1/users/{user_id}/memories",
+        "/v1/users/{user_id}/search",
+        "/v1/users/{user_id}/export",
+        "/v1/users/{user_id}/jobs/{job_id}",
+        "/v1/health",
+    ):
         assert path in schema["paths"]

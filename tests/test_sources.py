@@ -30,11 +30,16 @@ def test_unknown_sample_lists_the_known_ones(tmp_path: Path) -> None:
 
 def test_generic_messages_with_role_content_and_jsonl(tmp_path: Path) -> None:
     path = tmp_path / "m.jsonl"
-    path.write_text("\n".join(json.dumps(m) for m in [
-        {"role": "user", "content": "hi", "timestamp": "2024-01-02T10:00:00Z"},
-        {"role": "assistant", "content": "hello", "session": 2, "id": "x-1"},
-        {"speaker": "user", "text": "again", "session": 2},
-    ]))
+    path.write_text(
+        "\n".join(
+            json.dumps(m)
+            for m in [
+                {"role": "user", "content": "hi", "timestamp": "2024-01-02T10:00:00Z"},
+                {"role": "assistant", "content": "hello", "session": 2, "id": "x-1"},
+                {"speaker": "user", "text": "again", "session": 2},
+            ]
+        )
+    )
     (conv,) = load_conversations(path)
     assert [t.speaker for t in conv.turns] == ["user", "assistant", "user"]
     assert conv.turns[0].timestamp == "2024-01-02T10:00:00Z"  # kept as given, never "now"
@@ -43,18 +48,21 @@ def test_generic_messages_with_role_content_and_jsonl(tmp_path: Path) -> None:
     assert [t.id for t in again.turns] == [t.id for t in conv.turns]  # generated ids are stable
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("", "is empty"),
-    ("{not json", "neither JSON nor JSONL"),
-    ('{"a": 1}\n{broken', "line 2 is not valid JSON"),
-    ("[]", "message list is empty"),
-    ('[{"speaker": "a"}]', "missing field 'text' or 'content'"),
-    ('[{"speaker": 3, "text": "x"}]', "'speaker' must be a string"),
-    ('[{"speaker": "a", "text": "  "}]', "'text' is empty"),
-    ('[{"speaker": "a", "text": "x", "session": [1]}]', "'session' must be a string or number"),
-    ('[{"speaker": "a", "text": "x", "id": "1"}, {"speaker": "a", "text": "y", "id": "1"}]', "duplicate id"),
-    ('"just a string"', "expected a list of messages"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "is empty"),
+        ("{not json", "neither JSON nor JSONL"),
+        ('{"a": 1}\n{broken', "line 2 is not valid JSON"),
+        ("[]", "message list is empty"),
+        ('[{"speaker": "a"}]', "missing field 'text' or 'content'"),
+        ('[{"speaker": 3, "text": "x"}]', "'speaker' must be a string"),
+        ('[{"speaker": "a", "text": "  "}]', "'text' is empty"),
+        ('[{"speaker": "a", "text": "x", "session": [1]}]', "'session' must be a string or number"),
+        ('[{"speaker": "a", "text": "x", "id": "1"}, {"speaker": "a", "text": "y", "id": "1"}]', "duplicate id"),
+        ('"just a string"', "expected a list of messages"),
+    ],
+)
 def test_bad_files_get_specific_errors(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "bad.json"
     path.write_text(content)
@@ -86,9 +94,11 @@ def test_malformed_locomo_session(tmp_path: Path) -> None:
         load_conversations(write_locomo(tmp_path / "c.json", [sample]), sample="conv-1")
 
 
-_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                                  max_size=4), max_leaves=12)
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=200, deadline=None)

@@ -18,8 +18,9 @@ def test_export_import_moves_a_memory_between_sqlite_and_postgres(pg_server: PgS
     """SQLite → PostgreSQL → SQLite: each hop's export is identical, and search gives the same answer."""
 
     def memory(where: str) -> Memory:
-        settings = Settings.load(env={}, store=where, cache=str(tmp_path / f"{abs(hash(where))}.db"),
-                                 embed__backend="hash")
+        settings = Settings.load(
+            env={}, store=where, cache=str(tmp_path / f"{abs(hash(where))}.db"), embed__backend="hash"
+        )
         return Memory(settings, embedder=HashEmbedder(), llm=FakeLLM(llm_responder))
 
     location = pg_server.new_database()

@@ -68,13 +68,21 @@ pytestmark = BACKENDS
 
 
 def _ctx(i: int, session: str = "1") -> Context:
-    return Context(id=f"c{i}", session=session, position=i, turn_ids=(f"D{session}:{i}",), date="d",
-                   text=f"DATE: d\nX said, {i}")
+    return Context(
+        id=f"c{i}", session=session, position=i, turn_ids=(f"D{session}:{i}",), date="d", text=f"DATE: d\nX said, {i}"
+    )
 
 
 def _turn(i: int, session: str = "1") -> Turn:
-    return Turn(id=f"D{session}:{i}", session=session, position=i, speaker="X", text=f"hi {i}", timestamp="t",
-                image_caption="a cat" if i == 1 else None)
+    return Turn(
+        id=f"D{session}:{i}",
+        session=session,
+        position=i,
+        speaker="X",
+        text=f"hi {i}",
+        timestamp="t",
+        image_caption="a cat" if i == 1 else None,
+    )
 
 
 def _unit(rows: int, dim: int, seed: int = 0) -> np.ndarray:
@@ -152,11 +160,19 @@ def test_events_and_usage(store: Store) -> None:
     assert events == [ev, ev2] and np.array_equal(matrix, vecs)
     assert store.event_matrix(B)[1].shape == (0, 2)
     store.record_usage(A, {"extraction": Usage(calls=2, prompt_tokens=10, completion_tokens=5, seconds=1.0)})
-    store.record_usage(A, {"extraction": Usage(calls=1, prompt_tokens=1, completion_tokens=1, seconds=0.5,
-                                               cached_calls=1, failed_calls=1), "events": Usage(calls=1)})
+    store.record_usage(
+        A,
+        {
+            "extraction": Usage(
+                calls=1, prompt_tokens=1, completion_tokens=1, seconds=0.5, cached_calls=1, failed_calls=1
+            ),
+            "events": Usage(calls=1),
+        },
+    )
     u = store.usage(A)
-    assert u["extraction"] == Usage(calls=3, prompt_tokens=11, completion_tokens=6, seconds=1.5, cached_calls=1,
-                                    failed_calls=1)
+    assert u["extraction"] == Usage(
+        calls=3, prompt_tokens=11, completion_tokens=6, seconds=1.5, cached_calls=1, failed_calls=1
+    )
     assert u["events"].calls == 1 and store.usage(B) == {}
 
 

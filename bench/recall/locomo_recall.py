@@ -214,9 +214,7 @@ def build_offline(
     return out
 
 
-def evaluate(
-    convs: list[Conversation], recipe: Recipe, settings: RetrievalSettings | None = None
-) -> dict[str, float]:
+def evaluate(convs: list[Conversation], recipe: Recipe, settings: RetrievalSettings | None = None) -> dict[str, float]:
     settings = settings or RetrievalSettings()
     per_cat: dict[int, list[float]] = defaultdict(list)
     n_ctx: list[int] = []

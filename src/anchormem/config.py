@@ -87,7 +87,7 @@ class Settings:
         """The SQLite file (for a URL store: the default home, where local files such as the LLM cache go)."""
         if self.store_is_url:
             return DEFAULT_HOME.expanduser() / "server-store"
-        store = self.store[len("sqlite:///"):] if self.store.startswith("sqlite:///") else self.store
+        store = self.store[len("sqlite:///") :] if self.store.startswith("sqlite:///") else self.store
         return Path(store).expanduser()
 
     @property

@@ -38,8 +38,9 @@ a context, or everything."""
 class MessageIn(BaseModel):
     speaker: str = Field(..., min_length=1, max_length=256, description="who said it, e.g. 'user' or a name")
     text: str = Field(..., min_length=1, description="what was said")
-    timestamp: str | None = Field(None, max_length=256,
-                                  description="when, kept exactly as given (default: when the server received it)")
+    timestamp: str | None = Field(
+        None, max_length=256, description="when, kept exactly as given (default: when the server received it)"
+    )
     session: str | None = Field(None, max_length=256, description="session label (default '1')")
     id: str | None = Field(None, max_length=256, description="turn id (default: a stable generated id)")
 
@@ -53,16 +54,17 @@ async def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise ToolError(f"{code}: {' '.join(str(exc).split())}") from exc
 
 
-def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None,
-                 run_id: str | None = None) -> MCPServer:
+def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> MCPServer:
     """An MCP server over ``memory``, bound to one scope."""
     scope = make_scope(user_id, agent_id, run_id)
     where = {"user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
     server: MCPServer = MCPServer("anchormem", instructions=INSTRUCTIONS, version=__version__)
 
-    @server.tool(description="Store conversation turns in long-term memory. A turn without a timestamp gets the "
-                             "time it was received; sending a turn again with the same id (or the same "
-                             "timestamp) creates nothing new. Returns what was added.")
+    @server.tool(
+        description="Store conversation turns in long-term memory. A turn without a timestamp gets the "
+        "time it was received; sending a turn again with the same id (or the same "
+        "timestamp) creates nothing new. Returns what was added."
+    )
     async def add_memory(messages: list[MessageIn]) -> dict[str, Any]:
         received = datetime.now(UTC).isoformat(timespec="microseconds")
         # a live message without a time gets the time it arrived: its id then differs from an identical
@@ -72,26 +74,41 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None,
         report = await _call(memory.add, Conversation(name="mcp", turns=tuple(turns)), **where)
         return report_dict(report)
 
-    @server.tool(description="Recall memories for a query: the original conversation excerpts (with turn "
-                             "ids and dates) and event summaries, most relevant first.")
+    @server.tool(
+        description="Recall memories for a query: the original conversation excerpts (with turn "
+        "ids and dates) and event summaries, most relevant first."
+    )
     async def search_memory(query: str, k: int | None = None, max_contexts: int | None = None) -> dict[str, Any]:
         result = await _call(memory.search, query, k=k, max_contexts=max_contexts, **where)
-        return {"memories": render_memories(result, with_turn_ids=True), "turn_ids": result.turn_ids,
-                "contexts": [{"id": h.context.id, "turn_ids": list(h.context.turn_ids), "date": h.context.date,
-                              "session": h.context.session, "score": round(h.score, 4), "text": h.context.text}
-                             for h in result.contexts],
-                "events": [{"id": e.event.id, "score": round(e.score, 4), "text": e.event.text}
-                           for e in result.events]}
+        return {
+            "memories": render_memories(result, with_turn_ids=True),
+            "turn_ids": result.turn_ids,
+            "contexts": [
+                {
+                    "id": h.context.id,
+                    "turn_ids": list(h.context.turn_ids),
+                    "date": h.context.date,
+                    "session": h.context.session,
+                    "score": round(h.score, 4),
+                    "text": h.context.text,
+                }
+                for h in result.contexts
+            ],
+            "events": [{"id": e.event.id, "score": round(e.score, 4), "text": e.event.text} for e in result.events],
+        }
 
     @server.tool(description="Answer a question from memory with the server's LLM; cites the turn ids used.")
     async def answer_question(question: str, k: int | None = None) -> dict[str, Any]:
         answer = await _call(memory.answer, question, k=k, **where)
         return {"answer": answer.text, "cited_turn_ids": list(answer.cited_turn_ids), "model": answer.model}
 
-    @server.tool(description="Forget memories: one session, one turn, one context, or all=true for everything "
-                             "in this memory. Returns what was deleted.")
-    async def delete_memory(session: str | None = None, turn: str | None = None, context: str | None = None,
-                            all: bool = False) -> dict[str, Any]:
+    @server.tool(
+        description="Forget memories: one session, one turn, one context, or all=true for everything "
+        "in this memory. Returns what was deleted."
+    )
+    async def delete_memory(
+        session: str | None = None, turn: str | None = None, context: str | None = None, all: bool = False
+    ) -> dict[str, Any]:
         report = await _call(memory.delete, session=session, turn=turn, context=context, all=all, **where)
         return {"deleted": to_jsonable(report)}
 

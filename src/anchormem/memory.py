@@ -54,8 +54,14 @@ class Memory(LifecycleMixin):
     ``embedder`` or ``llm`` to use your own parts (e.g. fakes in tests).
     """
 
-    def __init__(self, settings: Settings | None = None, *, store: Store | None = None,
-                 embedder: Embedder | None = None, llm: LLM | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        store: Store | None = None,
+        embedder: Embedder | None = None,
+        llm: LLM | None = None,
+    ) -> None:
         self.settings = settings or Settings()
         self._store = store
         self._embedder = embedder
@@ -95,7 +101,8 @@ class Memory(LifecycleMixin):
         if llm is None:
             raise LLMNotConfiguredError(
                 f"{what} needs an LLM: set ANCHORMEM_LLM_BASE_URL and ANCHORMEM_LLM_MODEL "
-                "(or --llm-url/--llm-model, or [llm] in the config file)")
+                "(or --llm-url/--llm-model, or [llm] in the config file)"
+            )
         return llm
 
     def _check_embedder(self) -> None:
@@ -108,14 +115,25 @@ class Memory(LifecycleMixin):
             self.store.set_meta("embedder", self.embedder.name)  # type: ignore[attr-defined]
             self.store.set_meta("embedder_dim", str(self.embedder.dim))  # type: ignore[attr-defined]
         elif name != self.embedder.name:
-            raise ConfigError(f"this store was built with embedder {name!r}, not {self.embedder.name!r}; "
-                              "use the same embedding backend or a new store")
+            raise ConfigError(
+                f"this store was built with embedder {name!r}, not {self.embedder.name!r}; "
+                "use the same embedding backend or a new store"
+            )
 
     # -- ingest ------------------------------------------------------------------------------------------
 
-    def add(self, source: Source, *, user_id: str, agent_id: str | None = None, run_id: str | None = None,
-            sample: str | None = None, facts: str | Path | None = None, events: str | Path | None = None,
-            progress: Progress | None = None) -> IngestReport:
+    def add(
+        self,
+        source: Source,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        sample: str | None = None,
+        facts: str | Path | None = None,
+        events: str | Path | None = None,
+        progress: Progress | None = None,
+    ) -> IngestReport:
         """Add a conversation (or part of one) to a user's memory.
 
         ``source`` is a file (LoCoMo format or a JSON/JSONL message list), a list of
@@ -136,17 +154,27 @@ class Memory(LifecycleMixin):
             conversations = load_conversations(source, sample=sample)
             if len(conversations) != 1:
                 names = ", ".join(c.name for c in conversations[:10])
-                raise InputError(f"{source} holds {len(conversations)} conversations ({names}); pick one with "
-                                 "sample=... (CLI: --sample ID), or use add_all")
+                raise InputError(
+                    f"{source} holds {len(conversations)} conversations ({names}); pick one with "
+                    "sample=... (CLI: --sample ID), or use add_all"
+                )
             return conversations[0]
         if isinstance(source, Sequence):
             return Conversation(name="messages", turns=tuple(parse_messages(list(source))))
-        raise InputError(f"cannot add a {type(source).__name__}: pass a file path, a list of messages "
-                         "or a Conversation")
+        raise InputError(
+            f"cannot add a {type(source).__name__}: pass a file path, a list of messages or a Conversation"
+        )
 
-    def add_all(self, path: str | Path, *, user_id: str, agent_id: str | None = None,
-                facts: str | Path | None = None, events: str | Path | None = None,
-                progress: Progress | None = None) -> dict[str, IngestReport]:
+    def add_all(
+        self,
+        path: str | Path,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        facts: str | Path | None = None,
+        events: str | Path | None = None,
+        progress: Progress | None = None,
+    ) -> dict[str, IngestReport]:
         """Add every conversation of a LoCoMo file, each as its own run (``run_id`` = sample id)."""
         out: dict[str, IngestReport] = {}
         for conv in load_conversations(path):
@@ -157,18 +185,22 @@ class Memory(LifecycleMixin):
     def _pipeline(self, progress: Progress | None = None) -> IngestPipeline:
         llm = self.llm
         return IngestPipeline(
-            store=self.store, embedder=self.embedder, graph=self.settings.graph,
+            store=self.store,
+            embedder=self.embedder,
+            graph=self.settings.graph,
             extract_llm=self.accounting.wrap(llm, "extraction") if llm is not None else None,
             integrate_llm=self.accounting.wrap(llm, "integration") if llm is not None else None,
             concurrency=self.settings.llm.concurrency if self.settings.llm else 1,
-            progress=progress or (lambda *_: None))
+            progress=progress or (lambda *_: None),
+        )
 
     def _made_by(self, precomputed: bool = False) -> dict[str, Any]:
         llm = self.llm
         return chronicle.provenance(llm.model if llm is not None else None, self.embedder.name, precomputed)
 
-    def _ingest(self, scope: Scope, turns: Sequence[Turn], pre: Precomputed | None,
-                progress: Progress | None) -> IngestReport:
+    def _ingest(
+        self, scope: Scope, turns: Sequence[Turn], pre: Precomputed | None, progress: Progress | None
+    ) -> IngestReport:
         if not turns:
             raise InputError("nothing to add: the conversation has no turns")
         self._check_embedder()
@@ -184,8 +216,14 @@ class Memory(LifecycleMixin):
             finally:
                 self._record_usage(scope, before)
                 if not completed or chronicle.changed(report):
-                    chronicle.record_add(self.store, scope, report, list(dict.fromkeys(t.session for t in turns)),
-                                         self._made_by(pre is not None and bool(pre.facts)), completed)
+                    chronicle.record_add(
+                        self.store,
+                        scope,
+                        report,
+                        list(dict.fromkeys(t.session for t in turns)),
+                        self._made_by(pre is not None and bool(pre.facts)),
+                        completed,
+                    )
 
     def _record_usage(self, scope: Scope, before: Mapping[str, Any]) -> None:
         after = self.accounting.snapshot()
@@ -203,23 +241,40 @@ class Memory(LifecycleMixin):
         """The scope's memory as retrieval sees it (cached until the scope changes)."""
         version = self.store.version(scope)
         if version == 0:
-            raise NotFoundError(f"no memory for user {scope.user_id!r}"
-                                + (f" (agent {scope.agent_id!r})" if scope.agent_id else "")
-                                + (f" (run {scope.run_id!r})" if scope.run_id else ""))
+            raise NotFoundError(
+                f"no memory for user {scope.user_id!r}"
+                + (f" (agent {scope.agent_id!r})" if scope.agent_id else "")
+                + (f" (run {scope.run_id!r})" if scope.run_id else "")
+            )
         with self._lock:
             cached = self._snapshots.get(scope)
             if cached and cached[0] == version:
                 return cached[1]
         facts, fact_vectors = self.store.fact_matrix(scope)
         events, event_vectors = self.store.event_matrix(scope)
-        snap = ScopeSnapshot(contexts=self.store.contexts(scope), facts=facts, fact_vectors=fact_vectors,
-                             events=events, event_vectors=event_vectors, embed_texts=self.embedder.embed)
+        snap = ScopeSnapshot(
+            contexts=self.store.contexts(scope),
+            facts=facts,
+            fact_vectors=fact_vectors,
+            events=events,
+            event_vectors=event_vectors,
+            embed_texts=self.embedder.embed,
+        )
         with self._lock:
             self._snapshots[scope] = (version, snap)
         return snap
 
-    def search(self, query: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None,
-               k: int | None = None, max_contexts: int | None = None, variant: str | None = None) -> SearchResult:
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        k: int | None = None,
+        max_contexts: int | None = None,
+        variant: str | None = None,
+    ) -> SearchResult:
         """Memories for ``query``: contexts (with their anchor facts) and events, with provenance."""
         query = check_query(query)
         snap = self.snapshot(make_scope(user_id, agent_id, run_id))
@@ -236,8 +291,17 @@ class Memory(LifecycleMixin):
         self.accounting.record("retrieval", Completion(text=""), time.perf_counter() - started)
         return result
 
-    def answer(self, question: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None,
-               k: int | None = None, variant: str | None = None, reader: LLM | None = None) -> Answer:
+    def answer(
+        self,
+        question: str,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        k: int | None = None,
+        variant: str | None = None,
+        reader: LLM | None = None,
+    ) -> Answer:
         """Answer from memory with the reader LLM (``reader``, else the configured LLM);
         the answer cites the turn ids it drew on."""
         llm = reader or self._require_llm("answering")
@@ -247,13 +311,13 @@ class Memory(LifecycleMixin):
         text, cited = complete_parsed(reader, prompt, answer_prompt.parse)
         known = set(memories.turn_ids)
         cited_known = tuple(t for t in dict.fromkeys(cited) if t in known)
-        return Answer(question=question, text=text, cited_turn_ids=cited_known, memories=memories,
-                      model=llm.model)
+        return Answer(question=question, text=text, cited_turn_ids=cited_known, memories=memories, model=llm.model)
 
     # -- inspect -------------------------------------------------------------------------------------------
 
-    def list(self, kind: str, *, user_id: str, agent_id: str | None = None,
-             run_id: str | None = None) -> Sequence[Turn | Context | Fact | Event]:
+    def list(
+        self, kind: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+    ) -> Sequence[Turn | Context | Fact | Event]:
         """All ``turns``, ``contexts``, ``facts`` or ``events`` of a user's memory."""
         scope = self._existing(user_id, agent_id, run_id)
         if kind == "turns":
@@ -266,20 +330,20 @@ class Memory(LifecycleMixin):
             return self.store.events(scope)
         raise InputError(f"unknown kind {kind!r}; choose turns, contexts, facts or events")
 
-    def contexts(self, *, user_id: str, agent_id: str | None = None,
-                 run_id: str | None = None) -> builtins.list[Context]:
+    def contexts(
+        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+    ) -> builtins.list[Context]:
         return self.store.contexts(self._existing(user_id, agent_id, run_id))
 
-    def facts(self, *, user_id: str, agent_id: str | None = None,
-              run_id: str | None = None) -> builtins.list[Fact]:
+    def facts(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> builtins.list[Fact]:
         return self.store.facts(self._existing(user_id, agent_id, run_id))
 
-    def events(self, *, user_id: str, agent_id: str | None = None,
-               run_id: str | None = None) -> builtins.list[Event]:
+    def events(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> builtins.list[Event]:
         return self.store.events(self._existing(user_id, agent_id, run_id))
 
-    def get(self, record_id: str, *, user_id: str, agent_id: str | None = None,
-            run_id: str | None = None) -> Turn | Context | Fact | Event:
+    def get(
+        self, record_id: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+    ) -> Turn | Context | Fact | Event:
         """One record by id: a context (``c-…``), fact (``f-…``), event (``e-…``) or turn id."""
         scope = self._existing(user_id, agent_id, run_id)
         kinds = {"c-": "contexts", "f-": "facts", "e-": "events"}
@@ -293,11 +357,16 @@ class Memory(LifecycleMixin):
         scope = self._existing(user_id, agent_id, run_id)
         states = self.store.extraction_states(scope)
         turns = self.store.turns(scope)
-        return Stats(contexts=len(states), facts=len(self.store.facts(scope)), events=len(self.store.events(scope)),
-                     turns=len(turns), sessions=len({t.session for t in turns}),
-                     pending_extractions=sum(s.status == "pending" for s in states),
-                     failed_extractions=sum(s.status == "failed" for s in states),
-                     usage=self.store.usage(scope))
+        return Stats(
+            contexts=len(states),
+            facts=len(self.store.facts(scope)),
+            events=len(self.store.events(scope)),
+            turns=len(turns),
+            sessions=len({t.session for t in turns}),
+            pending_extractions=sum(s.status == "pending" for s in states),
+            failed_extractions=sum(s.status == "failed" for s in states),
+            usage=self.store.usage(scope),
+        )
 
     def users(self) -> builtins.list[Scope]:
         return self.store.scopes()
@@ -305,9 +374,11 @@ class Memory(LifecycleMixin):
     def _existing(self, user_id: str, agent_id: str | None, run_id: str | None) -> Scope:
         scope = make_scope(user_id, agent_id, run_id)
         if self.store.version(scope) == 0:
-            raise NotFoundError(f"no memory for user {user_id!r}"
-                                + (f" (agent {agent_id!r})" if agent_id else "")
-                                + (f" (run {run_id!r})" if run_id else ""))
+            raise NotFoundError(
+                f"no memory for user {user_id!r}"
+                + (f" (agent {agent_id!r})" if agent_id else "")
+                + (f" (run {run_id!r})" if run_id else "")
+            )
         return scope
 
     def close(self) -> None:

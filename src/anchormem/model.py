@@ -152,10 +152,14 @@ class Usage:
         """What was used after ``earlier`` (a snapshot of the same counter)."""
         if earlier is None:
             return replace(self)
-        return Usage(calls=self.calls - earlier.calls, prompt_tokens=self.prompt_tokens - earlier.prompt_tokens,
-                     completion_tokens=self.completion_tokens - earlier.completion_tokens,
-                     seconds=self.seconds - earlier.seconds, cached_calls=self.cached_calls - earlier.cached_calls,
-                     failed_calls=self.failed_calls - earlier.failed_calls)
+        return Usage(
+            calls=self.calls - earlier.calls,
+            prompt_tokens=self.prompt_tokens - earlier.prompt_tokens,
+            completion_tokens=self.completion_tokens - earlier.completion_tokens,
+            seconds=self.seconds - earlier.seconds,
+            cached_calls=self.cached_calls - earlier.cached_calls,
+            failed_calls=self.failed_calls - earlier.failed_calls,
+        )
 
 
 @dataclass

@@ -38,13 +38,17 @@ def run_demo(settings: Settings, keep: bool = False, as_json: bool = False, quie
         with Memory(replace(settings, store=store, cache=None if not keep else settings.cache)) as mem:
             say = (lambda _line: None) if as_json else print
             path = "an LLM at " + settings.llm.base_url if settings.llm else "offline (no LLM configured)"
-            say(f"anchormem demo — {data['title']}: {len(conversation.turns)} turns in "
-                f"{len(conversation.sessions)} sessions; path: {path}")
+            say(
+                f"anchormem demo — {data['title']}: {len(conversation.turns)} turns in "
+                f"{len(conversation.sessions)} sessions; path: {path}"
+            )
             with Bars(enabled=not (quiet or as_json)) as bars:
                 report = mem.add(conversation, user_id=DEMO_USER, progress=bars)
             stats = mem.stats(user_id=DEMO_USER)
-            say(f"built {stats.contexts} contexts, {stats.facts} facts, {stats.events} events "
-                f"({report.clusters_discarded} clusters discarded) in {report.seconds:.1f} s\n")
+            say(
+                f"built {stats.contexts} contexts, {stats.facts} facts, {stats.events} events "
+                f"({report.clusters_discarded} clusters discarded) in {report.seconds:.1f} s\n"
+            )
             contexts = mem.contexts(user_id=DEMO_USER)
             facts = mem.facts(user_id=DEMO_USER)
             say(f"first context ({contexts[0].id}):\n" + _indent(contexts[0].text))
@@ -65,13 +69,14 @@ def run_demo(settings: Settings, keep: bool = False, as_json: bool = False, quie
                     say(f">> answer: {ans.text}  (cited: {', '.join(ans.cited_turn_ids) or 'none'})")
                 answers.append(item)
             if mem.llm is None:
-                say("\nNo LLM configured: memories are shown without a generated answer. Set "
-                    "ANCHORMEM_LLM_BASE_URL and ANCHORMEM_LLM_MODEL to extract facts and answer with an LLM.")
+                say(
+                    "\nNo LLM configured: memories are shown without a generated answer. Set "
+                    "ANCHORMEM_LLM_BASE_URL and ANCHORMEM_LLM_MODEL to extract facts and answer with an LLM."
+                )
             if keep:
                 say(f"\nstore kept at {store}")
             if as_json:
-                return {"report": output.report_dict(report), "stats": output.to_jsonable(stats),
-                        "questions": answers}
+                return {"report": output.report_dict(report), "stats": output.to_jsonable(stats), "questions": answers}
     return None
 
 

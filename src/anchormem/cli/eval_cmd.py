@@ -11,8 +11,10 @@ if TYPE_CHECKING:
     from anchormem.config import LLMSettings, Settings
     from anchormem.eval.runner import EvalConfig
 
-VARIANT_HELP = ("anchormem (default), paper, no-events, no-context (anchor facts shown instead of contexts), "
-                "chunks (NaiveRAG), bm25")
+VARIANT_HELP = (
+    "anchormem (default), paper, no-events, no-context (anchor facts shown instead of contexts), "
+    "chunks (NaiveRAG), bm25"
+)
 
 
 def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -37,8 +39,9 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     _run_options(s)
     s.add_argument("--k", type=_ints, default=(10,), help="comma-separated top-k values (default 10)")
     s.add_argument("--tau", type=_floats, default=(0.85,), help="comma-separated tau values (default 0.85)")
-    s.add_argument("--n", "--n-neighbors", dest="n", type=_ints, default=(3,),
-                   help="comma-separated N values (default 3)")
+    s.add_argument(
+        "--n", "--n-neighbors", dest="n", type=_ints, default=(3,), help="comma-separated N values (default 3)"
+    )
     common(s)
     s.set_defaults(handler=cmd_sweep)
 
@@ -48,8 +51,7 @@ def _run_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--out", required=True, help="run directory (memory, cache, results, report)")
     s.add_argument("--samples", help="comma-separated sample ids (default: all)")
     s.add_argument("--facts", help="precomputed facts JSONL (default: extract with the LLM, else offline)")
-    s.add_argument("--events", help="precomputed events JSONL (default: integrate with the LLM, else "
-                                    "extractive)")
+    s.add_argument("--events", help="precomputed events JSONL (default: integrate with the LLM, else extractive)")
     s.add_argument("--no-answer", action="store_true", help="retrieval only: score evidence recall")
     s.add_argument("--max-contexts", type=int, help="at most this many contexts (default: k)")
     s.add_argument("--variant", default="anchormem", help=VARIANT_HELP)
@@ -100,8 +102,9 @@ def _role(args: argparse.Namespace, role: str, fallback: LLMSettings | None) -> 
     url = url or (fallback.base_url if fallback is not None else None)
     model = model or (fallback.model if fallback is not None else None)
     if not url or not model:
-        raise ConfigError(f"the {role} needs a URL and a model: --{role}-url and --{role}-model "
-                          "(or --llm-url/--llm-model)")
+        raise ConfigError(
+            f"the {role} needs a URL and a model: --{role}-url and --{role}-model (or --llm-url/--llm-model)"
+        )
     if fallback is not None:
         return replace(fallback, base_url=url, model=model, api_key=key or fallback.api_key)
     return LLMSettings(base_url=url, model=model, api_key=key)
@@ -115,11 +118,20 @@ def _config(args: argparse.Namespace, **grid: Any) -> EvalConfig:
     reader = _role(args, "reader", settings.llm)
     judge = _role(args, "judge", reader or settings.llm)
     return EvalConfig(
-        data=Path(args.data), out=Path(args.out).expanduser(),
+        data=Path(args.data),
+        out=Path(args.out).expanduser(),
         samples=tuple(s.strip() for s in args.samples.split(",") if s.strip()) if args.samples else None,
-        facts=Path(args.facts) if args.facts else None, events=Path(args.events) if args.events else None,
-        answer=not args.no_answer, max_contexts=args.max_contexts, variant=args.variant, settings=settings,
-        reader=reader, judge=judge, store=Path(args.store).expanduser() if args.store else None, **grid)
+        facts=Path(args.facts) if args.facts else None,
+        events=Path(args.events) if args.events else None,
+        answer=not args.no_answer,
+        max_contexts=args.max_contexts,
+        variant=args.variant,
+        settings=settings,
+        reader=reader,
+        judge=judge,
+        store=Path(args.store).expanduser() if args.store else None,
+        **grid,
+    )
 
 
 def cmd_locomo(args: argparse.Namespace) -> Any:
@@ -131,8 +143,10 @@ def cmd_locomo(args: argparse.Namespace) -> Any:
         result = run_locomo(config, progress=bars)
     if args.json:
         return {**result.report.to_dict(), "asked": result.asked, "resumed": result.skipped}
-    return (result.report.to_markdown() + f"\n{result.asked} questions asked now, {result.skipped} already "
-            f"done; results in {result.out}/ (report.md, report.json, retrieval.jsonl)")
+    return (
+        result.report.to_markdown() + f"\n{result.asked} questions asked now, {result.skipped} already "
+        f"done; results in {result.out}/ (report.md, report.json, retrieval.jsonl)"
+    )
 
 
 def cmd_sweep(args: argparse.Namespace) -> Any:

@@ -13,16 +13,20 @@ from typing import Any
 from anchormem.errors import InputError
 
 
-def register(sub: Any, common: Callable[[argparse.ArgumentParser], None],
-             scope: Callable[[argparse.ArgumentParser], None]) -> None:
+def register(
+    sub: Any, common: Callable[[argparse.ArgumentParser], None], scope: Callable[[argparse.ArgumentParser], None]
+) -> None:
     p = sub.add_parser("delete", help="forget a session, turn or context (and all derived from it), or a whole user")
     scope(p)
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--session", help="session label, e.g. 3")
     target.add_argument("--turn", help="turn id, e.g. D3:7")
     target.add_argument("--context", help="context id (c-…): deletes the turns it holds")
-    target.add_argument("--all", action="store_true", help="the whole memory (every agent/run of the user "
-                                                           "unless --agent/--run narrow it)")
+    target.add_argument(
+        "--all",
+        action="store_true",
+        help="the whole memory (every agent/run of the user unless --agent/--run narrow it)",
+    )
     common(p)
     p.set_defaults(handler=cmd_delete)
 
@@ -55,8 +59,15 @@ def cmd_delete(args: argparse.Namespace) -> Any:
     from anchormem.cli.output import to_jsonable
 
     with _memory(args) as mem:
-        report = mem.delete(user_id=args.user, agent_id=args.agent, run_id=args.run, session=args.session,
-                            turn=args.turn, context=args.context, all=args.all)
+        report = mem.delete(
+            user_id=args.user,
+            agent_id=args.agent,
+            run_id=args.run,
+            session=args.session,
+            turn=args.turn,
+            context=args.context,
+            all=args.all,
+        )
     return to_jsonable(report)
 
 

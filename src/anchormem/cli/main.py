@@ -25,12 +25,16 @@ def _common(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("store and models")
     g.add_argument("--store", help="store file (env ANCHORMEM_STORE; default ~/.anchormem/memory.db)")
     g.add_argument("--config", help="TOML config file (env ANCHORMEM_CONFIG)")
-    g.add_argument("--llm-url", help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 "
-                                     "(env ANCHORMEM_LLM_BASE_URL)")
+    g.add_argument(
+        "--llm-url", help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (env ANCHORMEM_LLM_BASE_URL)"
+    )
     g.add_argument("--llm-model", help="model name at that endpoint (env ANCHORMEM_LLM_MODEL)")
     g.add_argument("--llm-key", help="API key (env ANCHORMEM_LLM_API_KEY or OPENAI_API_KEY)")
-    g.add_argument("--embed-backend", choices=["minilm", "minilm-onnx", "minilm-torch", "openai", "hash"],
-                   help="embedding backend (default minilm: all-MiniLM-L6-v2, offline)")
+    g.add_argument(
+        "--embed-backend",
+        choices=["minilm", "minilm-onnx", "minilm-torch", "openai", "hash"],
+        help="embedding backend (default minilm: all-MiniLM-L6-v2, offline)",
+    )
     g.add_argument("--json", action="store_true", help="machine-readable JSON output")
     g.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
 
@@ -42,16 +46,19 @@ def _scope(p: argparse.ArgumentParser, required: bool = True) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="anchormem", description="Long-term memory for LLM agents "
-                                     "(AnchorMem: facts as anchors, original words as memory).")
+    parser = argparse.ArgumentParser(
+        prog="anchormem",
+        description="Long-term memory for LLM agents (AnchorMem: facts as anchors, original words as memory).",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("add", help="add a conversation (LoCoMo file or JSON/JSONL messages)")
     p.add_argument("file")
     _scope(p)
     p.add_argument("--sample", help="LoCoMo sample id to add (e.g. conv-26)")
-    p.add_argument("--all-samples", action="store_true",
-                   help="add every LoCoMo sample, each as its own run (--run = sample id)")
+    p.add_argument(
+        "--all-samples", action="store_true", help="add every LoCoMo sample, each as its own run (--run = sample id)"
+    )
     p.add_argument("--facts", help="precomputed facts JSONL (records with dia_ids and facts)")
     p.add_argument("--events", help="precomputed events JSONL (records with event and source_facts)")
     _common(p)
@@ -105,9 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, Any] = {"store": args.store, "llm__base_url": args.llm_url,
-                                 "llm__model": args.llm_model, "llm__api_key": args.llm_key,
-                                 "embed__backend": args.embed_backend}
+    overrides: dict[str, Any] = {
+        "store": args.store,
+        "llm__base_url": args.llm_url,
+        "llm__model": args.llm_model,
+        "llm__api_key": args.llm_key,
+        "embed__backend": args.embed_backend,
+    }
     return Settings.load(config_file=args.config, **overrides)
 
 
@@ -120,17 +131,18 @@ def cmd_add(mem: Memory, args: argparse.Namespace) -> Any:
         if args.all_samples:
             if args.sample or args.run:
                 raise InputError("--all-samples cannot be combined with --sample or --run")
-            reports = mem.add_all(args.file, user_id=args.user, agent_id=args.agent, facts=args.facts,
-                                  events=args.events, progress=bars)
+            reports = mem.add_all(
+                args.file, user_id=args.user, agent_id=args.agent, facts=args.facts, events=args.events, progress=bars
+            )
             return {name: output.report_dict(r) for name, r in reports.items()}
-        report = mem.add(args.file, sample=args.sample, facts=args.facts, events=args.events, progress=bars,
-                         **_scope_kwargs(args))
+        report = mem.add(
+            args.file, sample=args.sample, facts=args.facts, events=args.events, progress=bars, **_scope_kwargs(args)
+        )
     return output.report_dict(report)
 
 
 def cmd_search(mem: Memory, args: argparse.Namespace) -> Any:
-    return mem.search(args.query, k=args.k, max_contexts=args.max_contexts, variant=args.variant,
-                      **_scope_kwargs(args))
+    return mem.search(args.query, k=args.k, max_contexts=args.max_contexts, variant=args.variant, **_scope_kwargs(args))
 
 
 def cmd_answer(mem: Memory, args: argparse.Namespace) -> Any:
@@ -160,8 +172,14 @@ def cmd_demo(mem: Memory, args: argparse.Namespace) -> Any:
 
 
 COMMANDS: dict[str, Callable[[Memory, argparse.Namespace], Any]] = {
-    "add": cmd_add, "search": cmd_search, "answer": cmd_answer, "stats": cmd_stats, "list": cmd_list,
-    "get": cmd_get, "users": cmd_users, "demo": cmd_demo,
+    "add": cmd_add,
+    "search": cmd_search,
+    "answer": cmd_answer,
+    "stats": cmd_stats,
+    "list": cmd_list,
+    "get": cmd_get,
+    "users": cmd_users,
+    "demo": cmd_demo,
 }
 
 
@@ -173,14 +191,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         if handler is not None:  # commands that build their own memories (eval)
             result = handler(args)
             if result is not None:
-                print(json.dumps(output.to_jsonable(result), indent=2, ensure_ascii=False) if args.json
-                      else output.to_text(result))
+                print(
+                    json.dumps(output.to_jsonable(result), indent=2, ensure_ascii=False)
+                    if args.json
+                    else output.to_text(result)
+                )
             return 0
         with Memory(settings_from(args)) as mem:
             result = COMMANDS[args.command](mem, args)
             if result is not None:
-                print(json.dumps(output.to_jsonable(result), indent=2, ensure_ascii=False) if args.json
-                      else output.to_text(result))
+                print(
+                    json.dumps(output.to_jsonable(result), indent=2, ensure_ascii=False)
+                    if args.json
+                    else output.to_text(result)
+                )
     except AnchorMemError as exc:
         print(f"anchormem: error: {output.one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR

@@ -72,8 +72,7 @@ def search_text(result: SearchResult) -> str:
     lines = [f"query: {result.query}", f"{len(result.contexts)} contexts, {len(result.events)} events", ""]
     for hit in result.contexts:
         c = hit.context
-        lines.append(f"── context {c.id}  session {c.session}  turns {', '.join(c.turn_ids)}  "
-                     f"score {hit.score:.3f}")
+        lines.append(f"── context {c.id}  session {c.session}  turns {', '.join(c.turn_ids)}  score {hit.score:.3f}")
         lines.extend("   " + line for line in c.text.splitlines())
         for a in hit.anchors[:3]:
             lines.append(f"   ↳ anchor {a.score:.2f}: {a.fact.text}")
@@ -86,9 +85,13 @@ def search_text(result: SearchResult) -> str:
 
 
 def stats_text(s: Stats) -> str:
-    lines = [f"turns {s.turns} in {s.sessions} sessions; contexts {s.contexts}; facts {s.facts}; "
-             f"events {s.events}", f"extractions pending {s.pending_extractions}, failed {s.failed_extractions}"]
+    lines = [
+        f"turns {s.turns} in {s.sessions} sessions; contexts {s.contexts}; facts {s.facts}; events {s.events}",
+        f"extractions pending {s.pending_extractions}, failed {s.failed_extractions}",
+    ]
     for phase, u in s.usage.items():
-        lines.append(f"{phase}: {u.calls} calls ({u.cached_calls} cached, {u.failed_calls} failed), "
-                     f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, {u.seconds:.1f} s")
+        lines.append(
+            f"{phase}: {u.calls} calls ({u.cached_calls} cached, {u.failed_calls} failed), "
+            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, {u.seconds:.1f} s"
+        )
     return "\n".join(lines)

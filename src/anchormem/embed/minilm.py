@@ -21,9 +21,7 @@ if TYPE_CHECKING:
 class MiniLMEmbedder(MiniLMIdentity):
     """all-MiniLM-L6-v2 via sentence-transformers on CPU; 384-dim, L2-normalised."""
 
-    def __init__(
-        self, batch_size: int = 64, model_dir: str | Path | None = None, device: str = "cpu"
-    ) -> None:
+    def __init__(self, batch_size: int = 64, model_dir: str | Path | None = None, device: str = "cpu") -> None:
         self._batch_size = max(1, batch_size)
         self._model_dir = Path(model_dir) if model_dir is not None else None
         self._device = device

@@ -136,8 +136,6 @@ def _pooled_model(model_dir: Path) -> Any:
 
 def _dummy_inputs(torch: Any) -> tuple[Any, Any, Any]:
     # two rows of different lengths, so the traced graph sees real padding
-    input_ids = torch.tensor(
-        [[101, 7592, 2088, 102, 0, 0], [101, 7592, 2088, 2003, 2307, 102]], dtype=torch.long
-    )
+    input_ids = torch.tensor([[101, 7592, 2088, 102, 0, 0], [101, 7592, 2088, 2003, 2307, 102]], dtype=torch.long)
     attention_mask = (input_ids != 0).to(torch.long)
     return input_ids, attention_mask, torch.zeros_like(input_ids)

@@ -73,8 +73,9 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
             return l2_normalize(self._embed_batch(runtime.session, runtime, list(texts)))
         session = self._batch_session(runtime)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # little padding per batch
-        parts = [self._embed_batch(session, runtime, [texts[i] for i in batch])
-                 for batch in batches(order, self._batch_size)]
+        parts = [
+            self._embed_batch(session, runtime, [texts[i] for i in batch]) for batch in batches(order, self._batch_size)
+        ]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         out[order] = np.concatenate(parts, axis=0)
         return l2_normalize(out)
@@ -112,9 +113,7 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
         try:
             import onnxruntime as ort
         except ImportError as exc:
-            raise EmbeddingError(
-                "the ONNX MiniLM backend needs onnxruntime: pip install onnxruntime"
-            ) from exc
+            raise EmbeddingError("the ONNX MiniLM backend needs onnxruntime: pip install onnxruntime") from exc
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1

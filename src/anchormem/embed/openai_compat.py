@@ -102,8 +102,7 @@ class OpenAIEmbedder:
                 self._dim = vectors.shape[1]
         if vectors.shape[1] != self._dim:
             raise EmbeddingError(
-                f"embedding endpoint {self._url} returned {vectors.shape[1]}-dim vectors, "
-                f"expected {self._dim}"
+                f"embedding endpoint {self._url} returned {vectors.shape[1]}-dim vectors, expected {self._dim}"
             )
         return vectors
 
@@ -123,13 +122,11 @@ class OpenAIEmbedder:
                         return response.json()
                     except ValueError as exc:
                         raise EmbeddingError(
-                            f"embedding endpoint {self._url} answered with non-JSON: "
-                            f"{_snippet(response.text)}"
+                            f"embedding endpoint {self._url} answered with non-JSON: {_snippet(response.text)}"
                         ) from exc
                 if last or response.status_code not in _RETRY_STATUS:
                     raise EmbeddingError(
-                        f"embedding endpoint {self._url} failed: HTTP {response.status_code} "
-                        f"{_snippet(response.text)}"
+                        f"embedding endpoint {self._url} failed: HTTP {response.status_code} {_snippet(response.text)}"
                     )
             time.sleep(min(4.0, 0.25 * 2**attempt))
         # not reached: the last attempt returns or raises
@@ -142,13 +139,10 @@ def _parse_vectors(data: Any, expected: int, url: str) -> Vectors:
         rows = [item["embedding"] for item in items]
         matrix = np.asarray(rows, dtype=np.float32)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise EmbeddingError(
-            f"embedding endpoint {url} answered with unexpected JSON: {_snippet(str(data))}"
-        ) from exc
+        raise EmbeddingError(f"embedding endpoint {url} answered with unexpected JSON: {_snippet(str(data))}") from exc
     if matrix.ndim != 2 or matrix.shape[0] != expected or matrix.shape[1] == 0:
         raise EmbeddingError(
-            f"embedding endpoint {url} returned {matrix.shape[0] if matrix.ndim else 0} vectors "
-            f"for {expected} texts"
+            f"embedding endpoint {url} returned {matrix.shape[0] if matrix.ndim else 0} vectors for {expected} texts"
         )
     if not np.isfinite(matrix).all():
         raise EmbeddingError(f"embedding endpoint {url} returned non-finite values")

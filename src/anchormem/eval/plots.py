@@ -46,16 +46,27 @@ def bar_chart(path: str | Path, values: Mapping[str, float | None], *, title: st
     bars = ax.bar(labels, heights, color="#4c72b0")
     for bar, label in zip(bars, labels, strict=True):
         if values[label] is not None:
-            ax.annotate(f"{bar.get_height():.1f}", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                        ha="center", va="bottom", fontsize=9)
+            ax.annotate(
+                f"{bar.get_height():.1f}",
+                (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                ha="center",
+                va="bottom",
+                fontsize=9,
+            )
     ax.set_ylim(0, 105)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     return _save(fig, plt, Path(path))
 
 
-def line_chart(path: str | Path, series: Mapping[str, Sequence[tuple[float, float | None]]], *, title: str,
-               xlabel: str, ylabel: str) -> Path:
+def line_chart(
+    path: str | Path,
+    series: Mapping[str, Sequence[tuple[float, float | None]]],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+) -> Path:
     """One line per series of (x, value) points; values are fractions drawn as percentages."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -76,12 +87,19 @@ def line_chart(path: str | Path, series: Mapping[str, Sequence[tuple[float, floa
 def category_plots(out: Path, report: Report) -> list[Path]:
     """``recall_by_category.png`` and, when answers were scored, ``f1_by_category.png``."""
     variant = report.info.get("variant", "anchormem")
-    paths = [bar_chart(out / "recall_by_category.png", {n: r.recall for n, r in report.recall.items()},
-                       title=f"Evidence recall by category ({variant})", ylabel="recall (%)")]
+    paths = [
+        bar_chart(
+            out / "recall_by_category.png",
+            {n: r.recall for n, r in report.recall.items()},
+            title=f"Evidence recall by category ({variant})",
+            ylabel="recall (%)",
+        )
+    ]
     if report.score is not None:
         score = report.score
         f1 = {name: score.categories[c].f1 if c in score.categories else None for c, name in TABLE_ORDER}
         f1["Average"] = score.overall.f1
-        paths.append(bar_chart(out / "f1_by_category.png", f1, title=f"Answer F1 by category ({variant})",
-                               ylabel="F1 (%)"))
+        paths.append(
+            bar_chart(out / "f1_by_category.png", f1, title=f"Answer F1 by category ({variant})", ylabel="F1 (%)")
+        )
     return paths

@@ -19,8 +19,18 @@ from anchormem.eval.qa import Question
 from anchormem.eval.score import TABLE_ORDER, AnswerRecord, ScoreReport, format_markdown, score_records
 from anchormem.model import Usage
 
-__all__ = ["PHASES", "AEGStats", "Report", "ResultsFile", "build_report", "check_run_file", "code_version",
-           "load_usage", "provenance", "save_usage"]
+__all__ = [
+    "PHASES",
+    "AEGStats",
+    "Report",
+    "ResultsFile",
+    "build_report",
+    "check_run_file",
+    "code_version",
+    "load_usage",
+    "provenance",
+    "save_usage",
+]
 
 # (phase, component) rows of the cost table, as in the paper's Table 4.
 PHASES: tuple[tuple[str, str, str], ...] = (
@@ -59,8 +69,9 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         return {
             "info": self.info,
-            "answers": None if self.score is None else {k: v for k, v in self.score.to_dict().items()
-                                                        if k != "questions"},
+            "answers": None
+            if self.score is None
+            else {k: v for k, v in self.score.to_dict().items() if k != "questions"},
             "recall": {name: asdict(r) for name, r in self.recall.items()},
             "contexts": self.contexts,
             "cost": {phase: asdict(u) for phase, u in self.cost.items()},
@@ -80,8 +91,12 @@ class Report:
         lines = [f"# LoCoMo evaluation: {self.info.get('variant', 'anchormem')}", ""]
         lines += _provenance(self.info)
         if self.score is not None:
-            lines += ["", "## Answers (Table 1: F1, BLEU-1, LLM-judge accuracy, %)", "",
-                      format_markdown(self.score, label=str(self.info.get("variant", "anchormem"))).rstrip()]
+            lines += [
+                "",
+                "## Answers (Table 1: F1, BLEU-1, LLM-judge accuracy, %)",
+                "",
+                format_markdown(self.score, label=str(self.info.get("variant", "anchormem"))).rstrip(),
+            ]
         lines += ["", "## Evidence recall (%)", "", *self._recall_table()]
         lines += ["", "## Cost (Tables 2 and 4)", "", *self._cost_table()]
         lines += ["", "## Associative event graph (Table 5)", "", *self._aeg_table()]
@@ -89,13 +104,14 @@ class Report:
 
     def _recall_table(self) -> list[str]:
         names = list(self.recall)
-        rows = ["| Metric | " + " | ".join(names) + " |", "|---|" + "---|" * len(names),
-                "| Recall | " + " | ".join(_pct(self.recall[n].recall) for n in names) + " |",
-                "| Questions scored | " + " | ".join(str(self.recall[n].scored) for n in names) + " |",
-                "| Mean contexts | " + " | ".join(f"{self.contexts[n]['n_contexts']:.1f}"
-                                                 for n in names) + " |",
-                "| Mean context chars | " + " | ".join(f"{self.contexts[n]['context_chars']:.0f}"
-                                                      for n in names) + " |"]
+        rows = [
+            "| Metric | " + " | ".join(names) + " |",
+            "|---|" + "---|" * len(names),
+            "| Recall | " + " | ".join(_pct(self.recall[n].recall) for n in names) + " |",
+            "| Questions scored | " + " | ".join(str(self.recall[n].scored) for n in names) + " |",
+            "| Mean contexts | " + " | ".join(f"{self.contexts[n]['n_contexts']:.1f}" for n in names) + " |",
+            "| Mean context chars | " + " | ".join(f"{self.contexts[n]['context_chars']:.0f}" for n in names) + " |",
+        ]
         overall = self.recall["Average"]
         rows += ["", f"Questions without gold evidence (left out of recall): {overall.no_evidence}."]
         if self.not_asked:
@@ -103,32 +119,49 @@ class Report:
         return rows
 
     def _cost_table(self) -> list[str]:
-        rows = ["| Phase | Component | Prompt (k) | Completion (k) | Total (k) | Calls | Cached | Failed "
-                "| Total time (s) | Avg time (s) |", "|---|---|---|---|---|---|---|---|---|---|"]
+        rows = [
+            "| Phase | Component | Prompt (k) | Completion (k) | Total (k) | Calls | Cached | Failed "
+            "| Total time (s) | Avg time (s) |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for phase, component, key in PHASES:
             u = self.cost.get(key, Usage())
             avg = f"{u.seconds / u.calls:.3f}" if key in ONLINE and u.calls else "-"
-            tokens = (u.prompt_tokens / 1000, u.completion_tokens / 1000,
-                      (u.prompt_tokens + u.completion_tokens) / 1000)
-            rows.append(f"| {phase} | {component} | " + " | ".join(f"{t:,.2f}" for t in tokens)
-                        + f" | {u.calls:,} | {u.cached_calls:,} | {u.failed_calls:,} | {u.seconds:,.2f} "
-                        f"| {avg} |")
+            tokens = (
+                u.prompt_tokens / 1000,
+                u.completion_tokens / 1000,
+                (u.prompt_tokens + u.completion_tokens) / 1000,
+            )
+            rows.append(
+                f"| {phase} | {component} | "
+                + " | ".join(f"{t:,.2f}" for t in tokens)
+                + f" | {u.calls:,} | {u.cached_calls:,} | {u.failed_calls:,} | {u.seconds:,.2f} "
+                f"| {avg} |"
+            )
         wall = sum(s.ingest_seconds for s in self.aeg.values())
-        rows += ["", f"Ingest wall time of this run (embedding and store included): {wall:,.1f} s. Token "
-                 "counts include calls answered from the LLM cache (the 'Cached' column); LLM times are time "
-                 "spent waiting for the model."]
+        rows += [
+            "",
+            f"Ingest wall time of this run (embedding and store included): {wall:,.1f} s. Token "
+            "counts include calls answered from the LLM cache (the 'Cached' column); LLM times are time "
+            "spent waiting for the model.",
+        ]
         return rows
 
     def _aeg_table(self) -> list[str]:
         n = max(1, len(self.aeg))
-        totals = {"Facts": sum(s.facts for s in self.aeg.values()),
-                  "Events": sum(s.events for s in self.aeg.values()),
-                  "Clusters discarded": sum(s.clusters_discarded for s in self.aeg.values()),
-                  "Clusters kept": sum(s.clusters_kept for s in self.aeg.values())}
+        totals = {
+            "Facts": sum(s.facts for s in self.aeg.values()),
+            "Events": sum(s.events for s in self.aeg.values()),
+            "Clusters discarded": sum(s.clusters_discarded for s in self.aeg.values()),
+            "Clusters kept": sum(s.clusters_kept for s in self.aeg.values()),
+        }
         rows = ["| Statistic | Total | Average per conversation |", "|---|---|---|"]
         rows += [f"| {name} | {total:,} | {total / n:,.1f} |" for name, total in totals.items()]
-        rows += ["", f"Conversations: {len(self.aeg)}. Cluster counts come from this run's graph linking; "
-                 "they are 0 when events come from a precomputed file."]
+        rows += [
+            "",
+            f"Conversations: {len(self.aeg)}. Cluster counts come from this run's graph linking; "
+            "they are 0 when events come from a precomputed file.",
+        ]
         return rows
 
 
@@ -144,19 +177,26 @@ def _provenance(info: Mapping[str, Any]) -> list[str]:
     path = info.get("path", {})
     models = path.get("models", {})
     llm = f"live LLM {models.get('extraction')}" if models.get("extraction") else "live LLM"
-    facts = _sources(path.get("fact_sources", {}), {"pack": "from the precomputed pack", "offline":
-                     "from the offline extractor", "llm": f"from the {llm}"})
-    events = _sources(path.get("event_sources", {}), {"pack": "from the precomputed pack", "extractive":
-                      "extractive (no LLM)", "llm": f"from the {llm}"})
+    facts = _sources(
+        path.get("fact_sources", {}),
+        {"pack": "from the precomputed pack", "offline": "from the offline extractor", "llm": f"from the {llm}"},
+    )
+    events = _sources(
+        path.get("event_sources", {}),
+        {"pack": "from the precomputed pack", "extractive": "extractive (no LLM)", "llm": f"from the {llm}"},
+    )
     reader = models.get("reader") or "none (retrieval only)"
     judge = models.get("judge") or "none"
     version = info.get("version", {})
     params = ", ".join(f"{k}={v}" for k, v in {**info.get("ingest", {}), **info.get("query", {})}.items())
-    return [f"- Path: facts {facts}; events {events}; reader {reader}; judge {judge}.",
-            f"- Parameters: {params}.",
-            f"- Data: {info.get('data')} (samples: {', '.join(info.get('samples', []))}).",
-            f"- Code: anchormem {version.get('anchormem')}" + (f", git {version['git']}" if version.get("git")
-                                                                else "") + "."]
+    return [
+        f"- Path: facts {facts}; events {events}; reader {reader}; judge {judge}.",
+        f"- Parameters: {params}.",
+        f"- Data: {info.get('data')} (samples: {', '.join(info.get('samples', []))}).",
+        f"- Code: anchormem {version.get('anchormem')}"
+        + (f", git {version['git']}" if version.get("git") else "")
+        + ".",
+    ]
 
 
 def provenance(aeg: Mapping[str, AEGStats], models: Mapping[str, str | None]) -> dict[str, Any]:
@@ -175,15 +215,21 @@ def _column_questions(questions: Sequence[Question]) -> dict[str, list[Question]
     return columns
 
 
-def build_report(questions: Sequence[Question], records: Iterable[Mapping[str, Any]],
-                 all_keys: Iterable[tuple[str, int]], cost: Mapping[str, Usage], aeg: Mapping[str, AEGStats],
-                 info: Mapping[str, Any]) -> Report:
+def build_report(
+    questions: Sequence[Question],
+    records: Iterable[Mapping[str, Any]],
+    all_keys: Iterable[tuple[str, int]],
+    cost: Mapping[str, Usage],
+    aeg: Mapping[str, AEGStats],
+    info: Mapping[str, Any],
+) -> Report:
     """Score the run's ``records`` (lines of retrieval.jsonl) for ``questions``."""
     wanted = {q.key for q in questions}
     by_key = {(r["sample_id"], r["qa_index"]): r for r in records}
     by_key = {key: r for key, r in by_key.items() if key in wanted}
-    answered = [AnswerRecord(sid, idx, str(r["answer"]), r.get("judge")) for (sid, idx), r in by_key.items()
-                if "answer" in r]
+    answered = [
+        AnswerRecord(sid, idx, str(r["answer"]), r.get("judge")) for (sid, idx), r in by_key.items() if "answer" in r
+    ]
     score = score_records(questions, answered, all_keys) if answered else None
     recall: dict[str, RecallSummary] = {}
     contexts: dict[str, dict[str, float]] = {}
@@ -191,10 +237,19 @@ def build_report(questions: Sequence[Question], records: Iterable[Mapping[str, A
         seen = [(q, by_key[q.key]) for q in column if q.key in by_key]
         recall[name] = summarize_recall((q.evidence, r["retrieved_dia_ids"]) for q, r in seen)
         n = max(1, len(seen))
-        contexts[name] = {"n_contexts": sum(r["n_contexts"] for _, r in seen) / n,
-                          "context_chars": sum(r["context_chars"] for _, r in seen) / n}
-    return Report(score=score, recall=recall, contexts=contexts, cost=dict(cost), aeg=dict(aeg),
-                  info=dict(info), not_asked=len(wanted - set(by_key)))
+        contexts[name] = {
+            "n_contexts": sum(r["n_contexts"] for _, r in seen) / n,
+            "context_chars": sum(r["context_chars"] for _, r in seen) / n,
+        }
+    return Report(
+        score=score,
+        recall=recall,
+        contexts=contexts,
+        cost=dict(cost),
+        aeg=dict(aeg),
+        info=dict(info),
+        not_asked=len(wanted - set(by_key)),
+    )
 
 
 def check_run_file(path: Path, info: dict[str, Any], parts: Sequence[str]) -> dict[str, Any]:
@@ -207,11 +262,12 @@ def check_run_file(path: Path, info: dict[str, Any], parts: Sequence[str]) -> di
             raise ConfigError(f"cannot read {path}: {exc}; remove it or use another --out") from exc
         for part in parts:
             before, now = old.get(part, {}), info[part]
-            diff = [f"{k}: {before.get(k)!r} then, {now.get(k)!r} now"
-                    for k in now if before.get(k) != now[k]]
+            diff = [f"{k}: {before.get(k)!r} then, {now.get(k)!r} now" for k in now if before.get(k) != now[k]]
             if diff:
-                raise ConfigError(f"{path.parent} holds a run with other {part} parameters "
-                                  f"({'; '.join(diff)}); use the same options to resume, or another --out")
+                raise ConfigError(
+                    f"{path.parent} holds a run with other {part} parameters "
+                    f"({'; '.join(diff)}); use the same options to resume, or another --out"
+                )
     try:
         path.write_text(json.dumps(info, indent=2), encoding="utf-8")
     except OSError as exc:
@@ -225,8 +281,14 @@ def code_version() -> dict[str, str | None]:
 
     git: str | None = None
     try:
-        done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).resolve().parent,
-                              capture_output=True, text=True, timeout=5, check=False)
+        done = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
         if done.returncode == 0 and done.stdout.strip():
             git = done.stdout.strip()
     except (OSError, subprocess.SubprocessError):
@@ -298,8 +360,9 @@ def load_usage(path: Path) -> dict[str, Usage]:
         return {}
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-        return {phase: Usage(**{k: v for k, v in values.items() if k in _USAGE_FIELDS})
-                for phase, values in raw.items()}
+        return {
+            phase: Usage(**{k: v for k, v in values.items() if k in _USAGE_FIELDS}) for phase, values in raw.items()
+        }
     except (OSError, ValueError, TypeError, AttributeError) as exc:
         raise InputError(f"cannot read {path}: {exc}; delete it to reset the query cost") from exc
 

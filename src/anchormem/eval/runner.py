@@ -45,15 +45,20 @@ from anchormem.prompts import answer as answer_prompt
 from anchormem.query.render import render_memories
 from anchormem.query.retrieve import RECIPES
 
-__all__ = ["EVAL_VARIANTS", "EvalConfig", "EvalResult", "LocomoRun", "MemoryFactory", "render_facts",
-           "run_locomo"]
+__all__ = ["EVAL_VARIANTS", "EvalConfig", "EvalResult", "LocomoRun", "MemoryFactory", "render_facts", "run_locomo"]
 
 MemoryFactory = Callable[[Settings], Memory]
 
 # Evaluation variant -> retrieval recipe. ``no-context`` retrieves like ``anchormem`` but shows the reader
 # the anchor facts instead of the contexts; ``chunks`` is NaiveRAG (the contexts embedded themselves).
-EVAL_VARIANTS: dict[str, str] = {"anchormem": "anchormem", "paper": "paper", "no-events": "no-events",
-                                 "no-context": "anchormem", "chunks": "chunks", "bm25": "bm25"}
+EVAL_VARIANTS: dict[str, str] = {
+    "anchormem": "anchormem",
+    "paper": "paper",
+    "no-events": "no-events",
+    "no-context": "anchormem",
+    "chunks": "chunks",
+    "bm25": "bm25",
+}
 
 
 @dataclass(frozen=True)
@@ -90,27 +95,43 @@ class EvalConfig:
     def retrieval_variant(self) -> str:
         recipe = EVAL_VARIANTS.get(self.variant, self.variant)
         if recipe not in RECIPES:
-            raise ConfigError(f"unknown variant {self.variant!r}; choose one of "
-                              f"{', '.join(sorted(set(EVAL_VARIANTS) | set(RECIPES)))}")
+            raise ConfigError(
+                f"unknown variant {self.variant!r}; choose one of "
+                f"{', '.join(sorted(set(EVAL_VARIANTS) | set(RECIPES)))}"
+            )
         return recipe
 
     def memory_settings(self) -> Settings:
         if self.k < 1 or self.contexts < 1:
             raise ConfigError("--k and --max-contexts must be at least 1")
         if not 0.0 < self.tau < 1.0 or self.n_neighbors < 1:
-            raise ConfigError(f"tau must lie in (0, 1) and N be at least 1 (got {self.tau}, "
-                              f"{self.n_neighbors})")
-        retrieval = replace(self.settings.retrieval, k_facts=self.k, k_events=self.k,
-                            max_contexts=self.contexts, variant=self.retrieval_variant())
-        return replace(self.settings, store=str(self.store_path), cache=str(self.cache_path),
-                       retrieval=retrieval, graph=GraphSettings(tau=self.tau, n_neighbors=self.n_neighbors))
+            raise ConfigError(f"tau must lie in (0, 1) and N be at least 1 (got {self.tau}, {self.n_neighbors})")
+        retrieval = replace(
+            self.settings.retrieval,
+            k_facts=self.k,
+            k_events=self.k,
+            max_contexts=self.contexts,
+            variant=self.retrieval_variant(),
+        )
+        return replace(
+            self.settings,
+            store=str(self.store_path),
+            cache=str(self.cache_path),
+            retrieval=retrieval,
+            graph=GraphSettings(tau=self.tau, n_neighbors=self.n_neighbors),
+        )
 
     def ingest_params(self) -> dict[str, Any]:
         """What the store's memories depend on (a resumed run must match them)."""
         llm = self.settings.llm
-        return {"facts": _abs(self.facts), "events": _abs(self.events), "tau": self.tau,
-                "n_neighbors": self.n_neighbors, "embed_backend": self.settings.embed.backend,
-                "llm_model": llm.model if llm is not None else None}
+        return {
+            "facts": _abs(self.facts),
+            "events": _abs(self.events),
+            "tau": self.tau,
+            "n_neighbors": self.n_neighbors,
+            "embed_backend": self.settings.embed.backend,
+            "llm_model": llm.model if llm is not None else None,
+        }
 
 
 @dataclass
@@ -139,9 +160,15 @@ class LocomoRun:
     """One evaluation run. ``memory_factory`` builds the Memory from the run's settings; ``reader`` and
     ``judge`` override the LLMs the config names (tests pass fakes)."""
 
-    def __init__(self, config: EvalConfig, *, memory_factory: MemoryFactory = Memory,
-                 reader: LLM | None = None, judge: LLM | None = None,
-                 progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        config: EvalConfig,
+        *,
+        memory_factory: MemoryFactory = Memory,
+        reader: LLM | None = None,
+        judge: LLM | None = None,
+        progress: Progress | None = None,
+    ) -> None:
         self.config = config
         self._factory = memory_factory
         self._reader, self._judge_llm = reader, judge
@@ -164,8 +191,9 @@ class LocomoRun:
             done = results.keys()
             todo = [q for q in questions if q.key not in done]
             self._ask_all(memory, reader, judge, todo, results)
-            info["path"] = provenance(aeg, {"extraction": _model(memory.llm), "reader": _model(reader),
-                                            "judge": _model(judge)})
+            info["path"] = provenance(
+                aeg, {"extraction": _model(memory.llm), "reader": _model(reader), "judge": _model(judge)}
+            )
             cost = self._cost(memory, samples)
             all_keys = [q.key for q in questions_from_samples(raw)]
             report = build_report(questions, results.load(), all_keys, cost, aeg, info)
@@ -189,9 +217,11 @@ class LocomoRun:
         if reader is None:
             reader = self._open(cfg.reader) if cfg.reader is not None else memory.llm
         if reader is None:
-            raise LLMNotConfiguredError("answering needs a reader LLM: pass --llm-url/--llm-model (or "
-                                        "--reader-url/--reader-model), or --no-answer to score retrieval "
-                                        "only")
+            raise LLMNotConfiguredError(
+                "answering needs a reader LLM: pass --llm-url/--llm-model (or "
+                "--reader-url/--reader-model), or --no-answer to score retrieval "
+                "only"
+            )
         judge_llm = self._judge_llm
         if judge_llm is None:
             judge_llm = self._open(cfg.judge) if cfg.judge is not None else reader
@@ -204,22 +234,41 @@ class LocomoRun:
 
     def _run_info(self, reader: LLM | None, judge: Judge | None, samples: list[str]) -> dict[str, Any]:
         cfg = self.config
-        query = {"k": cfg.k, "max_contexts": cfg.contexts, "variant": cfg.variant, "answer": cfg.answer,
-                 "reader_model": _model(reader), "judge_model": _model(judge)}
-        info = {"variant": cfg.variant, "data": _abs(cfg.data), "samples": samples,
-                "ingest": cfg.ingest_params(), "query": query, "version": code_version()}
+        query = {
+            "k": cfg.k,
+            "max_contexts": cfg.contexts,
+            "variant": cfg.variant,
+            "answer": cfg.answer,
+            "reader_model": _model(reader),
+            "judge_model": _model(judge),
+        }
+        info = {
+            "variant": cfg.variant,
+            "data": _abs(cfg.data),
+            "samples": samples,
+            "ingest": cfg.ingest_params(),
+            "query": query,
+            "version": code_version(),
+        }
         return check_run_file(cfg.out / "run.json", info, ("ingest", "query"))
 
     def _ingest(self, memory: Memory, sample_id: str) -> AEGStats:
         cfg = self.config
-        report = memory.add(cfg.data, user_id=sample_id, sample=sample_id, facts=cfg.facts, events=cfg.events,
-                            progress=self._progress)
+        report = memory.add(
+            cfg.data, user_id=sample_id, sample=sample_id, facts=cfg.facts, events=cfg.events, progress=self._progress
+        )
         stats = memory.stats(user_id=sample_id)
         facts = Counter(getattr(f, "source", "?") for f in memory.list("facts", user_id=sample_id))
         events = Counter(getattr(e, "source", "?") for e in memory.list("events", user_id=sample_id))
-        built = AEGStats(facts=stats.facts, events=stats.events, clusters_discarded=report.clusters_discarded,
-                         clusters_kept=report.clusters_kept, fact_sources=dict(facts),
-                         event_sources=dict(events), ingest_seconds=report.seconds)
+        built = AEGStats(
+            facts=stats.facts,
+            events=stats.events,
+            clusters_discarded=report.clusters_discarded,
+            clusters_kept=report.clusters_kept,
+            fact_sources=dict(facts),
+            event_sources=dict(events),
+            ingest_seconds=report.seconds,
+        )
         return self._first_build(sample_id, built, fresh=report.contexts_added > 0 or report.facts_added > 0)
 
     def _first_build(self, sample_id: str, built: AEGStats, fresh: bool) -> AEGStats:
@@ -231,17 +280,25 @@ class LocomoRun:
         known: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         if not fresh and sample_id in known:
             first = known[sample_id]
-            return replace(built, clusters_discarded=first["clusters_discarded"],
-                           clusters_kept=first["clusters_kept"], ingest_seconds=first["ingest_seconds"])
-        known[sample_id] = {"clusters_discarded": built.clusters_discarded, "clusters_kept": built.clusters_kept,
-                            "ingest_seconds": built.ingest_seconds}
+            return replace(
+                built,
+                clusters_discarded=first["clusters_discarded"],
+                clusters_kept=first["clusters_kept"],
+                ingest_seconds=first["ingest_seconds"],
+            )
+        known[sample_id] = {
+            "clusters_discarded": built.clusters_discarded,
+            "clusters_kept": built.clusters_kept,
+            "ingest_seconds": built.ingest_seconds,
+        }
         path.write_text(json.dumps(known, indent=1), encoding="utf-8")
         return built
 
     # -- questions -----------------------------------------------------------------------------------------
 
-    def _ask_all(self, memory: Memory, reader: LLM | None, judge: Judge | None, todo: list[Question],
-                 results: ResultsFile) -> None:
+    def _ask_all(
+        self, memory: Memory, reader: LLM | None, judge: Judge | None, todo: list[Question], results: ResultsFile
+    ) -> None:
         usage_path = self.config.out / "usage.json"
         before = load_usage(usage_path)
         concurrency = 1
@@ -283,15 +340,25 @@ class LocomoRun:
         rendered = render_facts(result) if self.config.variant == "no-context" else render_memories(result)
         if reader is not None and self.config.variant == "no-context":
             try:
-                text = complete_parsed(memory.accounting.wrap(reader, "answering"),
-                                       answer_prompt.build(rendered, q.question), answer_prompt.parse)[0]
+                text = complete_parsed(
+                    memory.accounting.wrap(reader, "answering"),
+                    answer_prompt.build(rendered, q.question),
+                    answer_prompt.parse,
+                )[0]
             except LLMResponseError as exc:
                 text, error = "", str(exc)
         ids = result.turn_ids
         record: dict[str, Any] = {
-            "sample_id": q.sample_id, "qa_index": q.qa_index, "question": q.question, "category": q.category,
-            "retrieved_dia_ids": ids, "n_contexts": len(result.contexts), "context_chars": len(rendered),
-            "evidence": list(q.evidence), "recall": evidence_recall(q.evidence, ids)}
+            "sample_id": q.sample_id,
+            "qa_index": q.qa_index,
+            "question": q.question,
+            "category": q.category,
+            "retrieved_dia_ids": ids,
+            "n_contexts": len(result.contexts),
+            "context_chars": len(rendered),
+            "evidence": list(q.evidence),
+            "recall": evidence_recall(q.evidence, ids),
+        }
         if text is not None:
             record.update(answer=text, gold=q.answer)
             if error:
@@ -319,9 +386,14 @@ def _model(llm: LLM | Judge | None) -> str | None:
     return llm.model if llm is not None else None
 
 
-def run_locomo(config: EvalConfig, *, memory_factory: MemoryFactory = Memory, reader: LLM | None = None,
-               judge: LLM | None = None, progress: Progress | None = None) -> EvalResult:
+def run_locomo(
+    config: EvalConfig,
+    *,
+    memory_factory: MemoryFactory = Memory,
+    reader: LLM | None = None,
+    judge: LLM | None = None,
+    progress: Progress | None = None,
+) -> EvalResult:
     """Run the LoCoMo evaluation described by ``config`` (see :class:`LocomoRun`)."""
     run = LocomoRun(config, memory_factory=memory_factory, reader=reader, judge=judge, progress=progress)
     return run.run()
-

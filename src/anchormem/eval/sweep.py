@@ -53,8 +53,14 @@ def sharing_embedder() -> MemoryFactory:
     return make
 
 
-def run_sweep(config: SweepConfig, *, memory_factory: MemoryFactory | None = None, reader: LLM | None = None,
-              judge: LLM | None = None, progress: Progress | None = None) -> dict[str, Any]:
+def run_sweep(
+    config: SweepConfig,
+    *,
+    memory_factory: MemoryFactory | None = None,
+    reader: LLM | None = None,
+    judge: LLM | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Run every (tau, N, k) of the grid; write ``sweep.json``, ``sweep.md`` and the plots."""
     if not (config.taus and config.ns and config.ks):
         raise ConfigError("the sweep needs at least one tau, one N and one k")
@@ -65,10 +71,16 @@ def run_sweep(config: SweepConfig, *, memory_factory: MemoryFactory | None = Non
         for n in config.ns:
             cell = out / cell_name(tau, n)
             for k in config.ks:
-                run = replace(base, out=cell / f"k{k}", store=cell / "memory.db",
-                              cache=base.cache or out / "llm-cache.db", tau=tau, n_neighbors=n, k=k)
-                result = run_locomo(run, memory_factory=factory, reader=reader, judge=judge,
-                                    progress=progress)
+                run = replace(
+                    base,
+                    out=cell / f"k{k}",
+                    store=cell / "memory.db",
+                    cache=base.cache or out / "llm-cache.db",
+                    tau=tau,
+                    n_neighbors=n,
+                    k=k,
+                )
+                result = run_locomo(run, memory_factory=factory, reader=reader, judge=judge, progress=progress)
                 rows.append(_row(tau, n, k, result.report))
     table = {"rows": rows, "events_from_file": base.events is not None, "answer": base.answer}
     (out / "sweep.json").write_text(json.dumps(table, indent=2), encoding="utf-8")
@@ -80,7 +92,9 @@ def run_sweep(config: SweepConfig, *, memory_factory: MemoryFactory | None = Non
 def _row(tau: float, n: int, k: int, report: Report) -> dict[str, Any]:
     ingest = [report.cost[p] for p in ("extraction", "integration") if p in report.cost]
     row: dict[str, Any] = {
-        "tau": tau, "n": n, "k": k,
+        "tau": tau,
+        "n": n,
+        "k": k,
         "recall": {name: r.recall for name, r in report.recall.items()},
         "facts": sum(s.facts for s in report.aeg.values()),
         "events": sum(s.events for s in report.aeg.values()),
@@ -89,8 +103,11 @@ def _row(tau: float, n: int, k: int, report: Report) -> dict[str, Any]:
         "ingest_calls": sum(u.calls for u in ingest),
     }
     if report.score is not None:
-        row.update(f1=report.score.overall.f1, bleu1=report.score.overall.bleu1,
-                   judge_accuracy=report.score.overall.judge_accuracy)
+        row.update(
+            f1=report.score.overall.f1,
+            bleu1=report.score.overall.bleu1,
+            judge_accuracy=report.score.overall.judge_accuracy,
+        )
     return row
 
 
@@ -110,8 +127,13 @@ def format_sweep(table: dict[str, Any]) -> str:
         cells = [f"{r['tau']:.2f}", str(r["n"]), str(r["k"]), *(_pct(r["recall"][n]) for n in names)]
         if answers:
             cells += [_pct(r.get("f1")), _pct(r.get("bleu1")), _pct(r.get("judge_accuracy"))]
-        cells += [f"{r['facts']:,}", f"{r['events']:,}", f"{r['clusters_discarded']:,}",
-                  f"{r['ingest_tokens'] / 1000:,.1f}", f"{r['ingest_calls']:,}"]
+        cells += [
+            f"{r['facts']:,}",
+            f"{r['events']:,}",
+            f"{r['clusters_discarded']:,}",
+            f"{r['ingest_tokens'] / 1000:,.1f}",
+            f"{r['ingest_calls']:,}",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     if table.get("events_from_file"):
         lines += ["", "Events come from a precomputed file: tau and N do not change them."]
@@ -125,7 +147,6 @@ def _plots(out: Path, rows: Sequence[dict[str, Any]], answer: bool) -> None:
         name = f"tau={r['tau']:.2f}, N={r['n']}"
         series.setdefault(name, []).append((r["k"], r["recall"].get("Average")))
         f1.setdefault(name, []).append((r["k"], r.get("f1")))
-    line_chart(out / "recall_vs_k.png", series, title="Evidence recall vs k", xlabel="k",
-               ylabel="recall (%)")
+    line_chart(out / "recall_vs_k.png", series, title="Evidence recall vs k", xlabel="k", ylabel="recall (%)")
     if answer:
         line_chart(out / "f1_vs_k.png", f1, title="Answer F1 vs k", xlabel="k", ylabel="F1 (%)")

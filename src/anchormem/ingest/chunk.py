@@ -35,8 +35,9 @@ def windows(n: int, size: int = WINDOW, stride: int = STRIDE) -> list[range]:
     return [range(start, min(start + size, n)) for start in range(0, n, stride)]
 
 
-def chunk_session(scope: Scope, session_turns: Sequence[Turn], size: int = WINDOW,
-                  stride: int = STRIDE) -> list[Context]:
+def chunk_session(
+    scope: Scope, session_turns: Sequence[Turn], size: int = WINDOW, stride: int = STRIDE
+) -> list[Context]:
     """Contexts of one session, whose turns must be in conversation order."""
     contexts: list[Context] = []
     for position, idx in enumerate(windows(len(session_turns), size, stride)):
@@ -45,6 +46,7 @@ def chunk_session(scope: Scope, session_turns: Sequence[Turn], size: int = WINDO
         text = render_context(date, turns)
         turn_ids = tuple(t.id for t in turns)
         cid = stable_id("c", scope.key(), turns[0].session, "|".join(turn_ids), text)
-        contexts.append(Context(id=cid, session=turns[0].session, position=position,
-                                turn_ids=turn_ids, date=date, text=text))
+        contexts.append(
+            Context(id=cid, session=turns[0].session, position=position, turn_ids=turn_ids, date=date, text=text)
+        )
     return contexts

@@ -20,8 +20,7 @@ from anchormem.prompts import events as events_prompt
 from anchormem.store.protocol import Matrix
 
 
-def integrate_with_llm(llm: LLM, cluster: Cluster, contexts: Mapping[str, Context],
-                       facts: Mapping[str, Fact]) -> Event:
+def integrate_with_llm(llm: LLM, cluster: Cluster, contexts: Mapping[str, Context], facts: Mapping[str, Fact]) -> Event:
     pairs = [(contexts[cid].text, facts[fid].text) for cid, fid in cluster.pairs]
     text = complete_parsed(llm, events_prompt.build(pairs), events_prompt.parse)
     return Event(id=cluster.event_id, text=text, fact_ids=cluster.fact_ids, source="llm")
@@ -61,8 +60,7 @@ def attach_events(records: Sequence[tuple[str, Sequence[str]]], facts: Sequence[
             skipped += 1
             continue
         fact_ids = tuple(ids)
-        events.append(Event(id=stable_id("e", text, *sorted(fact_ids)), text=text, fact_ids=fact_ids,
-                            source="pack"))
+        events.append(Event(id=stable_id("e", text, *sorted(fact_ids)), text=text, fact_ids=fact_ids, source="pack"))
     return events, skipped
 
 

@@ -48,8 +48,13 @@ def is_redundant(context_ids: Sequence[str], n_neighbors: int) -> bool:
     return o_max >= math.ceil(n_neighbors / 2)
 
 
-def build_clusters(facts: Sequence[Fact], vectors: Matrix, seed_ids: Sequence[str] | None = None,
-                   tau: float = 0.85, n_neighbors: int = 3) -> LinkReport:
+def build_clusters(
+    facts: Sequence[Fact],
+    vectors: Matrix,
+    seed_ids: Sequence[str] | None = None,
+    tau: float = 0.85,
+    n_neighbors: int = 3,
+) -> LinkReport:
     """Candidate clusters around ``seed_ids`` (all facts when None); neighbours come from all ``facts``."""
     report = LinkReport()
     if len(facts) < 2:
@@ -58,7 +63,7 @@ def build_clusters(facts: Sequence[Fact], vectors: Matrix, seed_ids: Sequence[st
     seeds = [index[s] for s in (seed_ids if seed_ids is not None else [f.id for f in facts]) if s in index]
     seen_sets: set[tuple[str, ...]] = set()
     for start in range(0, len(seeds), _BLOCK):
-        block = seeds[start:start + _BLOCK]
+        block = seeds[start : start + _BLOCK]
         sims = vectors[block] @ vectors.T  # (block, n)
         for row, i in zip(sims, block, strict=True):
             row[i] = -np.inf
@@ -79,6 +84,7 @@ def build_clusters(facts: Sequence[Fact], vectors: Matrix, seed_ids: Sequence[st
             pairs: dict[str, str] = {}
             for f in members:
                 pairs.setdefault(f.context_id, f.id)
-            report.kept.append(Cluster(seed_id=facts[i].id, fact_ids=tuple(f.id for f in members),
-                                       pairs=tuple(pairs.items())))
+            report.kept.append(
+                Cluster(seed_id=facts[i].id, fact_ids=tuple(f.id for f in members), pairs=tuple(pairs.items()))
+            )
     return report

@@ -154,11 +154,12 @@ class IngestPipeline:
                 done = {s.context_id for s in self.store.extraction_states(scope) if s.status == "done"}
                 report.extractions_recovered += len(failed_before & done)
 
-    def _save_direct(self, scope: Scope, items: Sequence[tuple[Context, Sequence[str]]], source: FactSource,
-                     report: IngestReport) -> None:
+    def _save_direct(
+        self, scope: Scope, items: Sequence[tuple[Context, Sequence[str]]], source: FactSource, report: IngestReport
+    ) -> None:
         done = 0
         for start in range(0, len(items), EMBED_BATCH // 4):
-            batch = [(c, make_facts(c, texts, source)) for c, texts in items[start:start + EMBED_BATCH // 4]]
+            batch = [(c, make_facts(c, texts, source)) for c, texts in items[start : start + EMBED_BATCH // 4]]
             report.facts_added += self._save(scope, batch)
             done += len(batch)
             self.progress("facts", done, len(items))
@@ -169,7 +170,7 @@ class IngestPipeline:
         out: list[Extraction] = []
         row = 0
         for context, facts in batch:
-            out.append(Extraction(context.id, facts, vectors[row:row + len(facts)]))
+            out.append(Extraction(context.id, facts, vectors[row : row + len(facts)]))
             row += len(facts)
         return self.store.save_extractions(scope, out)
 
@@ -202,7 +203,8 @@ class IngestPipeline:
             raise LLMUnavailableError(
                 f"{exc} — everything done so far is stored ({report.contexts_added} new contexts, "
                 f"{report.facts_added} facts); {left} contexts still need facts: run the same add again "
-                f"to resume") from exc
+                f"to resume"
+            ) from exc
         if buffer:
             report.facts_added += self._save(scope, buffer)
         for context, error in unavailable:  # isolated faults: recorded, retried by the next run
@@ -223,8 +225,7 @@ class IngestPipeline:
             self._save_events(scope, new, self._embed([e.text for e in new]), report)
             self.store.set_linked(scope, seeds)
             return
-        linked = build_clusters(facts, vectors, seed_ids=seeds, tau=self.graph.tau,
-                                n_neighbors=self.graph.n_neighbors)
+        linked = build_clusters(facts, vectors, seed_ids=seeds, tau=self.graph.tau, n_neighbors=self.graph.n_neighbors)
         report.clusters_kept += len(linked.kept)
         report.clusters_discarded += linked.discarded
         clusters = [c for c in linked.kept if c.event_id not in existing]
@@ -239,8 +240,9 @@ class IngestPipeline:
             failed = self._integrate_llm(scope, clusters, by_id, report)
         self.store.set_linked(scope, [f for f in seeds if f not in failed])
 
-    def _integrate_llm(self, scope: Scope, clusters: Sequence[Cluster], facts: dict[str, Fact],
-                       report: IngestReport) -> set[str]:
+    def _integrate_llm(
+        self, scope: Scope, clusters: Sequence[Cluster], facts: dict[str, Fact], report: IngestReport
+    ) -> set[str]:
         """Write the clusters' events; returns the seed fact ids of clusters whose integration failed."""
         assert self.integrate_llm is not None
         llm = self.integrate_llm
@@ -249,8 +251,9 @@ class IngestPipeline:
         failed: set[str] = set()
         done = 0
         try:
-            for cluster, result in tolerant(lambda cl: integrate_with_llm(llm, cl, contexts, facts), clusters,
-                                            self.concurrency):
+            for cluster, result in tolerant(
+                lambda cl: integrate_with_llm(llm, cl, contexts, facts), clusters, self.concurrency
+            ):
                 done += 1
                 report.llm_calls += 1
                 if isinstance(result, LLMError):
@@ -267,18 +270,18 @@ class IngestPipeline:
                 self._save_events(scope, buffer, self._embed([e.text for e in buffer]), report)
             raise LLMUnavailableError(
                 f"{exc} — all facts and {report.events_added} events are stored; "
-                f"{len(clusters) - done + 1} events still to write: run the same add again to resume") from exc
+                f"{len(clusters) - done + 1} events still to write: run the same add again to resume"
+            ) from exc
         if buffer:
             self._save_events(scope, buffer, self._embed([e.text for e in buffer]), report)
         return failed
 
-    def _save_events(self, scope: Scope, events: Sequence[Event], vectors: np.ndarray,
-                     report: IngestReport) -> None:
+    def _save_events(self, scope: Scope, events: Sequence[Event], vectors: np.ndarray, report: IngestReport) -> None:
         if events:
             report.events_added += self.store.add_events(scope, events, vectors)
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        parts = [self.embedder.embed(texts[i:i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
+        parts = [self.embedder.embed(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
         return np.concatenate(parts).astype(np.float32, copy=False)

@@ -69,8 +69,9 @@ def load_events(path: str | Path, sample_id: str | None = None) -> list[tuple[st
     return out
 
 
-def load_precomputed(facts_path: str | Path | None, events_path: str | Path | None,
-                     sample_id: str | None = None) -> Precomputed | None:
+def load_precomputed(
+    facts_path: str | Path | None, events_path: str | Path | None, sample_id: str | None = None
+) -> Precomputed | None:
     if facts_path is None and events_path is None:
         return None
     return Precomputed(

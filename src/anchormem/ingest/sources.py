@@ -57,8 +57,9 @@ def read_json_file(path: Path) -> Any:
                 records.append(json.loads(line))
             except json.JSONDecodeError as exc:
                 if lineno == 1:
-                    raise InputError(f"{path} is neither JSON nor JSONL: {first.msg} "
-                                     f"(line {first.lineno}, column {first.colno})") from exc
+                    raise InputError(
+                        f"{path} is neither JSON nor JSONL: {first.msg} (line {first.lineno}, column {first.colno})"
+                    ) from exc
                 raise InputError(f"{path}: line {lineno} is not valid JSON: {exc.msg}") from exc
         return records
 
@@ -113,9 +114,15 @@ def _locomo_turns(conv: Mapping[str, Any], where: str) -> Iterable[Turn]:
             text = _text_field(turn, ("text",), f"{where}: {key}[{pos}]", allow_empty=True)
             tid = str(turn.get("dia_id") or f"D{number}:{pos + 1}")
             caption = turn.get("blip_caption")
-            yield Turn(id=tid, session=str(number), position=pos, speaker=speaker, text=text,
-                       timestamp=str(date) if date is not None else None,
-                       image_caption=str(caption) if caption else None)
+            yield Turn(
+                id=tid,
+                session=str(number),
+                position=pos,
+                speaker=speaker,
+                text=text,
+                timestamp=str(date) if date is not None else None,
+                image_caption=str(caption) if caption else None,
+            )
 
 
 def parse_messages(data: Any, where: str = "input") -> list[Turn]:
@@ -144,8 +151,17 @@ def parse_messages(data: Any, where: str = "input") -> list[Turn]:
         if tid in seen:
             raise InputError(f"{place}: duplicate id {tid!r}")
         seen.add(tid)
-        turns.append(Turn(id=tid, session=session, position=pos, speaker=speaker, text=text,
-                          timestamp=timestamp, image_caption=_opt_str(msg, "image_caption", place)))
+        turns.append(
+            Turn(
+                id=tid,
+                session=session,
+                position=pos,
+                speaker=speaker,
+                text=text,
+                timestamp=timestamp,
+                image_caption=_opt_str(msg, "image_caption", place),
+            )
+        )
     order = {s: i for i, s in enumerate(dict.fromkeys(t.session for t in turns))}
     turns.sort(key=lambda t: (order[t.session], t.position))
     return turns
@@ -160,8 +176,7 @@ def _text_field(obj: Mapping[str, Any], names: tuple[str, ...], place: str, allo
             if "\x00" in value:
                 raise InputError(f"{place}: '{name}' contains a NUL byte (binary data?)")
             if len(value) > MAX_MESSAGE_CHARS:
-                raise InputError(f"{place}: '{name}' is {len(value):,} characters; the limit is "
-                                 f"{MAX_MESSAGE_CHARS:,}")
+                raise InputError(f"{place}: '{name}' is {len(value):,} characters; the limit is {MAX_MESSAGE_CHARS:,}")
             if not value.strip() and not allow_empty:
                 raise InputError(f"{place}: '{name}' is empty")
             return value

@@ -60,5 +60,10 @@ def plan(store: Store, scope: Scope, turn_ids: Collection[str] = (), context_ids
 def apply(store: Store, scope: Scope, cascade: Cascade) -> dict[str, int]:
     if cascade.empty:
         return {"turns": 0, "contexts": 0, "facts": 0, "events": 0}
-    return store.delete_records(scope, turn_ids=cascade.turn_ids, context_ids=cascade.context_ids,
-                                fact_ids=cascade.fact_ids, event_ids=cascade.event_ids)
+    return store.delete_records(
+        scope,
+        turn_ids=cascade.turn_ids,
+        context_ids=cascade.context_ids,
+        fact_ids=cascade.fact_ids,
+        event_ids=cascade.event_ids,
+    )

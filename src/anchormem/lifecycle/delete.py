@@ -21,8 +21,9 @@ from anchormem.store.protocol import Store
 Rebuild = Callable[[Scope, Sequence[str]], IngestReport]
 
 
-def resolve(store: Store, scope: Scope, session: str | None, turn: str | None,
-            context: str | None) -> tuple[dict[str, str], list[str]]:
+def resolve(
+    store: Store, scope: Scope, session: str | None, turn: str | None, context: str | None
+) -> tuple[dict[str, str], list[str]]:
     """The target as given (for the history) and the ids of the turns it deletes."""
     for name, value in (("session", session), ("turn", turn), ("context", context)):
         if value is not None and (not isinstance(value, str) or not value.strip()):
@@ -43,16 +44,22 @@ def resolve(store: Store, scope: Scope, session: str | None, turn: str | None,
     return {"context": context}, list(found[0].turn_ids)
 
 
-def delete_turns(store: Store, scope: Scope, turn_ids: Sequence[str], rebuild: Rebuild,
-                 cache: object | None) -> DeleteReport:
+def delete_turns(
+    store: Store, scope: Scope, turn_ids: Sequence[str], rebuild: Rebuild, cache: object | None
+) -> DeleteReport:
     plan = cascade.plan(store, scope, turn_ids=turn_ids)
     # The cache first: once the cascade commits the target is gone, so a crash after it could not be
     # followed by a re-run of this delete to finish the forgetting.
     forgotten = forget_cached(cache, plan.texts)
     try:
         counts = cascade.apply(store, scope, plan)
-        report = DeleteReport(turns=counts["turns"], contexts=counts["contexts"], facts=counts["facts"],
-                              events=counts["events"], cache_entries_forgotten=forgotten)
+        report = DeleteReport(
+            turns=counts["turns"],
+            contexts=counts["contexts"],
+            facts=counts["facts"],
+            events=counts["events"],
+            cache_entries_forgotten=forgotten,
+        )
         try:
             rebuilt = rebuild(scope, sorted(plan.sessions))
         except LLMError as exc:  # the deletion stands; the surviving turns' windows wait for the next add
@@ -76,8 +83,13 @@ def delete_scope(store: Store, scope: Scope, cache: object | None) -> DeleteRepo
         counts = store.delete_scope(scope)
     finally:
         store.scrub()
-    return DeleteReport(turns=counts["turns"], contexts=counts["contexts"], facts=counts["facts"],
-                        events=counts["events"], cache_entries_forgotten=forgotten)
+    return DeleteReport(
+        turns=counts["turns"],
+        contexts=counts["contexts"],
+        facts=counts["facts"],
+        events=counts["events"],
+        cache_entries_forgotten=forgotten,
+    )
 
 
 def forget_cached(cache: object | None, texts: Iterable[str]) -> int:
@@ -131,21 +143,36 @@ def vacuum(path: Path) -> None:
 
 def scopes_under(store: Store, user_id: str, agent_id: str | None, run_id: str | None) -> list[Scope]:
     """The stored scopes of a user, narrowed by agent and run when given."""
-    out = [s for s in store.scopes() if s.user_id == user_id and (agent_id is None or s.agent_id == agent_id)
-           and (run_id is None or s.run_id == run_id)]
+    out = [
+        s
+        for s in store.scopes()
+        if s.user_id == user_id
+        and (agent_id is None or s.agent_id == agent_id)
+        and (run_id is None or s.run_id == run_id)
+    ]
     if not out:
-        raise NotFoundError(f"no memory for user {user_id!r}" + (f" (agent {agent_id!r})" if agent_id else "")
-                            + (f" (run {run_id!r})" if run_id else ""))
+        raise NotFoundError(
+            f"no memory for user {user_id!r}"
+            + (f" (agent {agent_id!r})" if agent_id else "")
+            + (f" (run {run_id!r})" if run_id else "")
+        )
     return out
 
 
 def summary(reports: Iterable[DeleteReport]) -> DeleteReport:
     total = DeleteReport()
     for r in reports:
-        for name in ("turns", "contexts", "facts", "events", "contexts_rebuilt", "facts_rebuilt", "events_rebuilt",
-                     "cache_entries_forgotten", "llm_calls"):
+        for name in (
+            "turns",
+            "contexts",
+            "facts",
+            "events",
+            "contexts_rebuilt",
+            "facts_rebuilt",
+            "events_rebuilt",
+            "cache_entries_forgotten",
+            "llm_calls",
+        ):
             setattr(total, name, getattr(total, name) + getattr(r, name))
         total.notes.extend(r.notes)
     return total
-
-

@@ -38,6 +38,7 @@ class LifecycleMixin:
     _writers: dict[str, threading.RLock]
 
     if TYPE_CHECKING:
+
         @property
         def store(self) -> Store: ...
 
@@ -59,9 +60,17 @@ class LifecycleMixin:
 
     # -- lifecycle: forget, history, export, import -----------------------------------------------------
 
-    def delete(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None,
-               session: str | None = None, turn: str | None = None, context: str | None = None,
-               all: bool = False) -> DeleteReport:
+    def delete(
+        self,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        session: str | None = None,
+        turn: str | None = None,
+        context: str | None = None,
+        all: bool = False,
+    ) -> DeleteReport:
         """Forget one session, turn or context (its turns), or ``all`` of a memory.
 
         Everything derived from the deleted words goes: their contexts, those contexts'
@@ -77,8 +86,16 @@ class LifecycleMixin:
         with self._writer(user_id):
             return self._delete(user_id, agent_id, run_id, session, turn, context, all)
 
-    def _delete(self, user_id: str, agent_id: str | None, run_id: str | None, session: str | None,
-                turn: str | None, context: str | None, all: bool) -> DeleteReport:
+    def _delete(
+        self,
+        user_id: str,
+        agent_id: str | None,
+        run_id: str | None,
+        session: str | None,
+        turn: str | None,
+        context: str | None,
+        all: bool,
+    ) -> DeleteReport:
         if all:
             scopes = forgetting.scopes_under(self.store, user_id, agent_id, run_id)
             reports = []
@@ -91,17 +108,22 @@ class LifecycleMixin:
         target, turn_ids = forgetting.resolve(self.store, scope, session, turn, context)
         before = self.accounting.snapshot()
         try:
-            report = forgetting.delete_turns(self.store, scope, turn_ids,
-                                             lambda s, sessions: self._pipeline().rebuild(s, sessions),
-                                             self._response_cache())
+            report = forgetting.delete_turns(
+                self.store,
+                scope,
+                turn_ids,
+                lambda s, sessions: self._pipeline().rebuild(s, sessions),
+                self._response_cache(),
+            )
         finally:
             self._record_usage(scope, before)
             self._forget_snapshot(scope)
         chronicle.record_delete(self.store, scope, target, report, self._made_by())
         return report
 
-    def history(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None,
-                limit: int | None = None) -> builtins.list[HistoryEntry]:
+    def history(
+        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None, limit: int | None = None
+    ) -> builtins.list[HistoryEntry]:
         """The append-only record of changes to a memory (and its agent/run scopes), oldest first."""
         make_scope(user_id, agent_id, run_id)
         if limit is not None and (not isinstance(limit, int) or limit < 0):
@@ -111,8 +133,9 @@ class LifecycleMixin:
             forgetting.scopes_under(self.store, user_id, agent_id, run_id)  # raises NotFoundError
         return entries
 
-    def export(self, *, user_id: str, agent_id: str | None = None,
-               run_id: str | None = None) -> Iterator[dict[str, Any]]:
+    def export(
+        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+    ) -> Iterator[dict[str, Any]]:
         """A user's memory (every agent/run scope under it unless narrowed) as JSONL-ready records."""
         make_scope(user_id, agent_id, run_id)
         scopes = forgetting.scopes_under(self.store, user_id, agent_id, run_id)
@@ -127,8 +150,10 @@ class LifecycleMixin:
         get = getattr(self.store, "get_meta", None)
         stored = get("embedder") if get is not None else None
         if plan.embedder and stored is None and plan.embedder != self.embedder.name:
-            raise ConfigError(f"the export was embedded with {plan.embedder!r}, this memory uses "
-                              f"{self.embedder.name!r}; import with the same embedding backend")
+            raise ConfigError(
+                f"the export was embedded with {plan.embedder!r}, this memory uses "
+                f"{self.embedder.name!r}; import with the same embedding backend"
+            )
         if plan.embedder and stored is not None and plan.embedder != stored:
             raise ConfigError(f"the export was embedded with {plan.embedder!r}, this store with {stored!r}")
         if plan.embedder and stored is None:
@@ -161,4 +186,3 @@ class LifecycleMixin:
         clear = getattr(getattr(self, "_embedder", None), "clear", None)
         if callable(clear):
             clear()
-

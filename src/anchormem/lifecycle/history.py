@@ -16,8 +16,17 @@ from anchormem.prompts import events as events_prompt
 from anchormem.prompts import facts as facts_prompt
 from anchormem.store.protocol import Store
 
-_ADD_COUNTS = ("turns_added", "contexts_added", "contexts_superseded", "facts_added", "events_added",
-               "extractions_failed", "extractions_recovered", "integrations_failed", "llm_calls")
+_ADD_COUNTS = (
+    "turns_added",
+    "contexts_added",
+    "contexts_superseded",
+    "facts_added",
+    "events_added",
+    "extractions_failed",
+    "extractions_recovered",
+    "integrations_failed",
+    "llm_calls",
+)
 
 
 def provenance(llm_model: str | None, embedder: str, precomputed: bool = False) -> dict[str, Any]:
@@ -36,15 +45,17 @@ def changed(report: IngestReport) -> bool:
     return any(getattr(report, name) for name in _ADD_COUNTS if name != "llm_calls")
 
 
-def record_add(store: Store, scope: Scope, report: IngestReport, sessions: list[str],
-               made_by: Mapping[str, Any], completed: bool) -> None:
+def record_add(
+    store: Store, scope: Scope, report: IngestReport, sessions: list[str], made_by: Mapping[str, Any], completed: bool
+) -> None:
     detail: dict[str, Any] = {name: getattr(report, name) for name in _ADD_COUNTS}
     detail.update(sessions=sessions, completed=completed, **made_by)
     store.append_history(scope, "add", detail)
 
 
-def record_delete(store: Store, scope: Scope, target: Mapping[str, Any], report: DeleteReport,
-                  made_by: Mapping[str, Any]) -> None:
+def record_delete(
+    store: Store, scope: Scope, target: Mapping[str, Any], report: DeleteReport, made_by: Mapping[str, Any]
+) -> None:
     detail: dict[str, Any] = {k: v for k, v in asdict(report).items() if k != "notes"}
     detail.update(target=dict(target), **made_by)
     store.append_history(scope, "delete", detail)

@@ -30,27 +30,64 @@ def export_records(store: Store, scopes: Iterable[Scope], embedder: str | None, 
     for scope in scopes:
         yield {"type": "scope", "user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
         for t in store.turns(scope):
-            yield {"type": "turn", "id": t.id, "session": t.session, "position": t.position, "speaker": t.speaker,
-                   "text": t.text, "timestamp": t.timestamp, "image_caption": t.image_caption}
+            yield {
+                "type": "turn",
+                "id": t.id,
+                "session": t.session,
+                "position": t.position,
+                "speaker": t.speaker,
+                "text": t.text,
+                "timestamp": t.timestamp,
+                "image_caption": t.image_caption,
+            }
         states = {s.context_id: s for s in store.extraction_states(scope)}
         for c in store.contexts(scope):
             st = states.get(c.id, ExtractionState(c.id, "pending"))
-            yield {"type": "context", "id": c.id, "session": c.session, "position": c.position,
-                   "turn_ids": list(c.turn_ids), "date": c.date, "text": c.text, "status": st.status,
-                   "error": st.error, "attempts": st.attempts}
+            yield {
+                "type": "context",
+                "id": c.id,
+                "session": c.session,
+                "position": c.position,
+                "turn_ids": list(c.turn_ids),
+                "date": c.date,
+                "text": c.text,
+                "status": st.status,
+                "error": st.error,
+                "attempts": st.attempts,
+            }
         unlinked = set(store.unlinked_facts(scope))
         facts, fvecs = store.fact_matrix(scope)
         for f, v in zip(facts, fvecs, strict=True):
-            yield {"type": "fact", "id": f.id, "context_id": f.context_id, "text": f.text, "source": f.source,
-                   "linked": f.id not in unlinked, "vector": _b64(v)}
+            yield {
+                "type": "fact",
+                "id": f.id,
+                "context_id": f.context_id,
+                "text": f.text,
+                "source": f.source,
+                "linked": f.id not in unlinked,
+                "vector": _b64(v),
+            }
         events, evecs = store.event_matrix(scope)
         for e, v in zip(events, evecs, strict=True):
-            yield {"type": "event", "id": e.id, "text": e.text, "fact_ids": list(e.fact_ids), "source": e.source,
-                   "vector": _b64(v)}
+            yield {
+                "type": "event",
+                "id": e.id,
+                "text": e.text,
+                "fact_ids": list(e.fact_ids),
+                "source": e.source,
+                "vector": _b64(v),
+            }
         for phase, u in store.usage(scope).items():
-            yield {"type": "usage", "phase": phase, "calls": u.calls, "prompt_tokens": u.prompt_tokens,
-                   "completion_tokens": u.completion_tokens, "seconds": u.seconds, "cached_calls": u.cached_calls,
-                   "failed_calls": u.failed_calls}
+            yield {
+                "type": "usage",
+                "phase": phase,
+                "calls": u.calls,
+                "prompt_tokens": u.prompt_tokens,
+                "completion_tokens": u.completion_tokens,
+                "seconds": u.seconds,
+                "cached_calls": u.cached_calls,
+                "failed_calls": u.failed_calls,
+            }
         for h in store.history(scope):
             if h.scope == scope:
                 yield {"type": "history", "timestamp": h.timestamp, "op": h.op, "detail": h.detail}
@@ -122,19 +159,33 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
         if rid in ids[kind]:
             raise InputError(f"{place}: duplicate {kind} id {rid!r}")
     if kind == "turn":
-        plan.turns.append(Turn(id=rid, session=_str(rec, "session", place), position=_int(rec, "position", place),
-                               speaker=_str(rec, "speaker", place), text=_str(rec, "text", place, empty=True),
-                               timestamp=_opt(rec, "timestamp", place),
-                               image_caption=_opt(rec, "image_caption", place)))
+        plan.turns.append(
+            Turn(
+                id=rid,
+                session=_str(rec, "session", place),
+                position=_int(rec, "position", place),
+                speaker=_str(rec, "speaker", place),
+                text=_str(rec, "text", place, empty=True),
+                timestamp=_opt(rec, "timestamp", place),
+                image_caption=_opt(rec, "image_caption", place),
+            )
+        )
     elif kind == "context":
         turn_ids = _strs(rec, "turn_ids", place)
         _known(turn_ids, ids["turn"], "turn", place)
         status = rec.get("status")
         if status not in _STATUSES:
             raise InputError(f"{place}: 'status' must be one of {', '.join(_STATUSES)}")
-        plan.contexts.append(Context(id=rid, session=_str(rec, "session", place), position=_int(rec, "position", place),
-                                     turn_ids=tuple(turn_ids), date=_opt(rec, "date", place),
-                                     text=_str(rec, "text", place)))
+        plan.contexts.append(
+            Context(
+                id=rid,
+                session=_str(rec, "session", place),
+                position=_int(rec, "position", place),
+                turn_ids=tuple(turn_ids),
+                date=_opt(rec, "date", place),
+                text=_str(rec, "text", place),
+            )
+        )
         plan.states.append(ExtractionState(rid, status, _opt(rec, "error", place), _int(rec, "attempts", place)))
     elif kind == "fact":
         context_id = _str(rec, "context_id", place)
@@ -159,9 +210,13 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
     elif kind == "usage":
         phase = _str(rec, "phase", place)
         plan.usage[phase] = Usage(
-            calls=_int(rec, "calls", place), prompt_tokens=_int(rec, "prompt_tokens", place),
-            completion_tokens=_int(rec, "completion_tokens", place), seconds=_num(rec, "seconds", place),
-            cached_calls=_int(rec, "cached_calls", place), failed_calls=_int(rec, "failed_calls", place))
+            calls=_int(rec, "calls", place),
+            prompt_tokens=_int(rec, "prompt_tokens", place),
+            completion_tokens=_int(rec, "completion_tokens", place),
+            seconds=_num(rec, "seconds", place),
+            cached_calls=_int(rec, "cached_calls", place),
+            failed_calls=_int(rec, "failed_calls", place),
+        )
     elif kind == "history":
         detail = rec.get("detail")
         if not isinstance(detail, Mapping):
@@ -177,8 +232,10 @@ def write_plan(store: Store, plan: ImportPlan) -> ImportReport:
     """Write a validated export; every scope must be empty in ``store``."""
     for sp in plan.scopes:
         if store.version(sp.scope) != 0:
-            raise InputError(f"the store already holds a memory for {_name(sp.scope)}; import needs an empty scope "
-                             "(delete it first, or import into another store)")
+            raise InputError(
+                f"the store already holds a memory for {_name(sp.scope)}; import needs an empty scope "
+                "(delete it first, or import into another store)"
+            )
     report = ImportReport()
     for sp in plan.scopes:
         scope = sp.scope
@@ -197,8 +254,11 @@ def write_plan(store: Store, plan: ImportPlan) -> ImportReport:
         for when, op, detail in sp.history:
             store.append_history(scope, op, detail, timestamp=when)
             report.history += 1
-        store.append_history(scope, "import", {"turns": len(sp.turns), "contexts": len(sp.contexts),
-                                               "facts": len(sp.facts), "events": len(sp.events)})
+        store.append_history(
+            scope,
+            "import",
+            {"turns": len(sp.turns), "contexts": len(sp.contexts), "facts": len(sp.facts), "events": len(sp.events)},
+        )
     return report
 
 
@@ -211,8 +271,11 @@ def _extractions(sp: ScopePlan, dim: int) -> list[Extraction]:
             out.append(Extraction(sp.facts[start].context_id, sp.facts[start:i], _stack(sp.fact_vectors[start:i], dim)))
             start = i
     with_facts = {f.context_id for f in sp.facts}
-    out += [Extraction(s.context_id, [], _stack([], dim)) for s in sp.states
-            if s.status == "done" and s.context_id not in with_facts]
+    out += [
+        Extraction(s.context_id, [], _stack([], dim))
+        for s in sp.states
+        if s.status == "done" and s.context_id not in with_facts
+    ]
     return out
 
 
@@ -240,8 +303,9 @@ def _vector(rec: Mapping[str, Any], place: str, dim: int) -> np.ndarray:
 def _str(rec: Mapping[str, Any], key: str, place: str, empty: bool = False) -> str:
     value = rec.get(key)
     if not isinstance(value, str) or (not empty and not value):
-        raise InputError(f"{place}: '{key}' must be a non-empty string" if not empty else
-                         f"{place}: '{key}' must be a string")
+        raise InputError(
+            f"{place}: '{key}' must be a non-empty string" if not empty else f"{place}: '{key}' must be a string"
+        )
     if "\x00" in value:
         raise InputError(f"{place}: '{key}' contains a NUL byte")
     return value
@@ -253,7 +317,7 @@ def _opt(rec: Mapping[str, Any], key: str, place: str) -> str | None:
 
 def _int(rec: Mapping[str, Any], key: str, place: str) -> int:
     value = rec.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not -2**62 < value < 2**62:
+    if not isinstance(value, int) or isinstance(value, bool) or not -(2**62) < value < 2**62:
         raise InputError(f"{place}: '{key}' must be an integer")
     return value
 
@@ -279,5 +343,8 @@ def _known(refs: Iterable[str], known: set[str], kind: str, place: str) -> None:
 
 
 def _name(scope: Scope) -> str:
-    return f"user {scope.user_id!r}" + (f" agent {scope.agent_id!r}" if scope.agent_id else "") + (
-        f" run {scope.run_id!r}" if scope.run_id else "")
+    return (
+        f"user {scope.user_id!r}"
+        + (f" agent {scope.agent_id!r}" if scope.agent_id else "")
+        + (f" run {scope.run_id!r}" if scope.run_id else "")
+    )

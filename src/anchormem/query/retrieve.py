@@ -86,9 +86,7 @@ def retrieve(
     """Retrieve the memories for ``query`` with the recipe named by ``settings.variant``."""
     recipe = RECIPES.get(settings.variant)
     if recipe is None:
-        raise ConfigError(
-            f"unknown retrieval variant {settings.variant!r}; known: {', '.join(sorted(RECIPES))}"
-        )
+        raise ConfigError(f"unknown retrieval variant {settings.variant!r}; known: {', '.join(sorted(RECIPES))}")
     return retrieve_with(snapshot, query, query_vector, settings, recipe)
 
 
@@ -102,15 +100,11 @@ def retrieve_with(
     """Retrieve with an explicit :class:`Recipe` (research harnesses use this)."""
     q = np.asarray(query_vector, dtype=np.float32).ravel()
     if snapshot.facts and q.shape[0] != snapshot.fact_vectors.shape[1]:
-        raise InputError(
-            f"query vector has dim {q.shape[0]}, facts have dim {snapshot.fact_vectors.shape[1]}"
-        )
+        raise InputError(f"query vector has dim {q.shape[0]}, facts have dim {snapshot.fact_vectors.shape[1]}")
     fact_scores = snapshot.fact_vectors @ q if snapshot.facts else np.zeros(0, np.float32)
     has_events = bool(snapshot.events) and snapshot.event_vectors.size > 0
     if has_events and q.shape[0] != snapshot.event_vectors.shape[1]:
-        raise InputError(
-            f"query vector has dim {q.shape[0]}, events have dim {snapshot.event_vectors.shape[1]}"
-        )
+        raise InputError(f"query vector has dim {q.shape[0]}, events have dim {snapshot.event_vectors.shape[1]}")
     event_scores = snapshot.event_vectors @ q if has_events else np.zeros(0, np.float32)
     events = top_rows(event_scores, settings.k_events) if recipe.return_events or recipe.w_events else []
     limit = settings.max_contexts
@@ -206,9 +200,7 @@ def _hybrid(
     return chosen, {row: float(relevance[row]) for row in chosen}
 
 
-def _best_anchor_vectors(
-    snapshot: ScopeSnapshot, fact_scores: npt.NDArray[np.floating]
-) -> npt.NDArray[np.float32]:
+def _best_anchor_vectors(snapshot: ScopeSnapshot, fact_scores: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
     """Row i: the vector of context i's fact closest to the query (zeros without facts)."""
     order, starts, rows = snapshot.fact_segments
     out = np.zeros((len(snapshot.contexts), snapshot.fact_vectors.shape[1]), dtype=np.float32)

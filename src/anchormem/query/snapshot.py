@@ -48,8 +48,9 @@ class ScopeSnapshot:
         """Embeddings of the context texts, for the NaiveRAG baseline only (``chunks``); computed
         on first use with ``embed_texts`` — the AnchorMem recipes never embed contexts."""
         if self.embed_texts is None:
-            raise ConfigError("the 'chunks' variant embeds whole contexts and needs an embedder: "
-                              "run it through Memory.search")
+            raise ConfigError(
+                "the 'chunks' variant embeds whole contexts and needs an embedder: run it through Memory.search"
+            )
         if not self.contexts:
             return np.zeros((0, 0), np.float32)
         return np.asarray(self.embed_texts([c.text for c in self.contexts]), dtype=np.float32)

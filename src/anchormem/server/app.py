@@ -69,25 +69,48 @@ async def _send_413(send: Send, limit: int) -> None:
     import json
 
     body = json.dumps(error_body("payload_too_large", _too_large(limit))).encode()
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
-def create_app(memory: Memory, keys: KeyRing, *, max_body: int = DEFAULT_MAX_BODY,
-               background_turns: int = DEFAULT_BACKGROUND_TURNS, job_concurrency: int = 2) -> FastAPI:
+def create_app(
+    memory: Memory,
+    keys: KeyRing,
+    *,
+    max_body: int = DEFAULT_MAX_BODY,
+    background_turns: int = DEFAULT_BACKGROUND_TURNS,
+    job_concurrency: int = 2,
+) -> FastAPI:
     """The REST API over ``memory``; ``keys`` decides who may touch which user's memory.
     The caller owns ``memory`` (and closes it after the server stops)."""
-    service = Service(memory=memory, keys=keys, jobs=JobManager(concurrency=job_concurrency), max_body=max_body,
-                      background_turns=background_turns)
+    service = Service(
+        memory=memory,
+        keys=keys,
+        jobs=JobManager(concurrency=job_concurrency),
+        max_body=max_body,
+        background_turns=background_turns,
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
         await service.jobs.drain()
 
-    app = FastAPI(title="anchormem", version=__version__, description=DESCRIPTION, lifespan=lifespan,
-                  openapi_url="/openapi.json", docs_url="/docs", redoc_url=None)
+    app = FastAPI(
+        title="anchormem",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        openapi_url="/openapi.json",
+        docs_url="/docs",
+        redoc_url=None,
+    )
     app.state.service = service
     errors.install(app)
     app.include_router(service_router)

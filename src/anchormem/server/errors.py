@@ -77,8 +77,7 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, **extra}}
 
 
-def _json(status: int, code: str, message: str, headers: dict[str, str] | None = None,
-          **extra: Any) -> JSONResponse:
+def _json(status: int, code: str, message: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
     return JSONResponse(error_body(code, message, **extra), status_code=status, headers=headers)
 
 
@@ -99,8 +98,7 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    details = [{"loc": [str(p) for p in e.get("loc", ())], "message": str(e.get("msg", ""))}
-               for e in exc.errors()]
+    details = [{"loc": [str(p) for p in e.get("loc", ())], "message": str(e.get("msg", ""))} for e in exc.errors()]
     message = "invalid request"
     if details:
         loc, msg = ".".join(details[0]["loc"]), str(details[0]["message"])

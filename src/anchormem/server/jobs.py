@@ -46,11 +46,20 @@ class Job:
         self.progress[stage] = (done, total)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "user_id": self.scope.user_id, "agent_id": self.scope.agent_id,
-                "run_id": self.scope.run_id, "status": self.status, "turns": self.turns,
-                "progress": [{"stage": s, "done": d, "total": t} for s, (d, t) in list(self.progress.items())],
-                "created": self.created, "started": self.started, "finished": self.finished,
-                "result": self.result, "error": self.error}
+        return {
+            "id": self.id,
+            "user_id": self.scope.user_id,
+            "agent_id": self.scope.agent_id,
+            "run_id": self.scope.run_id,
+            "status": self.status,
+            "turns": self.turns,
+            "progress": [{"stage": s, "done": d, "total": t} for s, (d, t) in list(self.progress.items())],
+            "created": self.created,
+            "started": self.started,
+            "finished": self.finished,
+            "result": self.result,
+            "error": self.error,
+        }
 
 
 class JobManager:
@@ -110,5 +119,5 @@ class JobManager:
 
     def _evict(self) -> None:
         done = [j for j in self._jobs.values() if j.finished is not None]
-        for job in sorted(done, key=lambda j: j.finished or 0.0)[:max(0, len(self._jobs) - self.keep)]:
+        for job in sorted(done, key=lambda j: j.finished or 0.0)[: max(0, len(self._jobs) - self.keep)]:
             del self._jobs[job.id]

@@ -47,16 +47,23 @@ class ApiKey:
         return self.admin or user_id in self.users
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "sha256": self.sha256, "users": list(self.users), "admin": self.admin,
-                "note": self.note, "created": self.created}
+        return {
+            "id": self.id,
+            "sha256": self.sha256,
+            "users": list(self.users),
+            "admin": self.admin,
+            "note": self.note,
+            "created": self.created,
+        }
 
 
 def read_keys(path: Path) -> list[ApiKey]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
-        raise ConfigError(f"keys file not found: {path} (create one with: anchormem serve-key add "
-                          f"--keys {path} --user USER)") from exc
+        raise ConfigError(
+            f"keys file not found: {path} (create one with: anchormem serve-key add --keys {path} --user USER)"
+        ) from exc
     except (OSError, ValueError) as exc:
         raise ConfigError(f"keys file {path} cannot be read as JSON: {exc}") from exc
     entries = data.get("keys") if isinstance(data, dict) else None
@@ -66,14 +73,26 @@ def read_keys(path: Path) -> list[ApiKey]:
     for i, e in enumerate(entries):
         digest = e.get("sha256") if isinstance(e, dict) else None
         users = e.get("users", []) if isinstance(e, dict) else None
-        if not isinstance(digest, str) or len(digest) != 64 or not isinstance(users, list) \
-                or not all(isinstance(u, str) and u for u in users):
-            raise ConfigError(f"keys file {path}: entry {i + 1} needs 'sha256' (64 hex digits) and a "
-                              "'users' list of user ids")
+        if (
+            not isinstance(digest, str)
+            or len(digest) != 64
+            or not isinstance(users, list)
+            or not all(isinstance(u, str) and u for u in users)
+        ):
+            raise ConfigError(
+                f"keys file {path}: entry {i + 1} needs 'sha256' (64 hex digits) and a 'users' list of user ids"
+            )
         assert isinstance(e, dict)
-        keys.append(ApiKey(id=str(e.get("id") or f"k-{digest[:8]}"), sha256=digest.lower(), users=tuple(users),
-                           admin=bool(e.get("admin", False)), note=str(e.get("note", "")),
-                           created=str(e.get("created", ""))))
+        keys.append(
+            ApiKey(
+                id=str(e.get("id") or f"k-{digest[:8]}"),
+                sha256=digest.lower(),
+                users=tuple(users),
+                admin=bool(e.get("admin", False)),
+                note=str(e.get("note", "")),
+                created=str(e.get("created", "")),
+            )
+        )
     return keys
 
 
@@ -95,8 +114,14 @@ def create_key(path: Path, users: Sequence[str], *, admin: bool = False, note: s
         raise InputError("a key needs at least one user (--user) or --admin")
     keys = read_keys(path) if path.exists() else []
     raw = KEY_PREFIX + secrets.token_urlsafe(32)
-    key = ApiKey(id=f"k-{secrets.token_hex(4)}", sha256=hash_key(raw), users=users, admin=admin, note=note,
-                 created=datetime.now(UTC).isoformat(timespec="seconds"))
+    key = ApiKey(
+        id=f"k-{secrets.token_hex(4)}",
+        sha256=hash_key(raw),
+        users=users,
+        admin=admin,
+        note=note,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
     write_keys(path, [*keys, key])
     return raw, key
 
@@ -124,8 +149,12 @@ class KeyRing:
     @classmethod
     def from_raw(cls, entries: dict[str, Sequence[str]], admin: Sequence[str] = ()) -> KeyRing:
         """In-memory keys (tests, embedding): raw key → users; keys in ``admin`` may touch everyone."""
-        return cls(keys=[ApiKey(id=f"k-{i}", sha256=hash_key(raw), users=tuple(users), admin=raw in admin)
-                         for i, (raw, users) in enumerate(entries.items())])
+        return cls(
+            keys=[
+                ApiKey(id=f"k-{i}", sha256=hash_key(raw), users=tuple(users), admin=raw in admin)
+                for i, (raw, users) in enumerate(entries.items())
+            ]
+        )
 
     def _reload(self) -> None:
         assert self.path is not None

@@ -19,8 +19,11 @@ from anchormem.server.errors import ApiError
 from anchormem.server.schemas import AddRequest, AnswerRequest, ErrorResponse, Job, SearchRequest
 from anchormem.server.service import Svc, UserId
 
-router = APIRouter(prefix="/v1/users/{user_id}", tags=["memories"],
-                   responses={401: {"model": ErrorResponse}, 403: {"model": ErrorResponse}})
+router = APIRouter(
+    prefix="/v1/users/{user_id}",
+    tags=["memories"],
+    responses={401: {"model": ErrorResponse}, 403: {"model": ErrorResponse}},
+)
 
 
 def _conversation(body: AddRequest) -> Conversation:
@@ -34,34 +37,41 @@ def _conversation(body: AddRequest) -> Conversation:
     return parse_locomo(body.conversation, where="conversation")[0]
 
 
-@router.post("/memories", summary="Add a conversation or messages",
-             responses={200: {"description": "the ingest report (ran now)"},
-                        202: {"model": Job, "description": "queued as a background job; poll its status"},
-                        400: {"model": ErrorResponse}, 413: {"model": ErrorResponse}})
-async def add(body: AddRequest, user_id: UserId,
-              service: Svc) -> Any:
+@router.post(
+    "/memories",
+    summary="Add a conversation or messages",
+    responses={
+        200: {"description": "the ingest report (ran now)"},
+        202: {"model": Job, "description": "queued as a background job; poll its status"},
+        400: {"model": ErrorResponse},
+        413: {"model": ErrorResponse},
+    },
+)
+async def add(body: AddRequest, user_id: UserId, service: Svc) -> Any:
     scope = make_scope(user_id, body.agent_id, body.run_id)
     conversation = await run_in_threadpool(_conversation, body)
     if not conversation.turns:
         raise InputError("nothing to add: the conversation has no turns")
 
     def call(progress: Progress | None = None) -> IngestReport:
-        return service.memory.add(conversation, user_id=scope.user_id, agent_id=scope.agent_id,
-                                  run_id=scope.run_id, progress=progress)
+        return service.memory.add(
+            conversation, user_id=scope.user_id, agent_id=scope.agent_id, run_id=scope.run_id, progress=progress
+        )
 
-    background = body.background if body.background is not None \
-        else len(conversation.turns) > service.background_turns
+    background = body.background if body.background is not None else len(conversation.turns) > service.background_turns
     if not background:
         return report_dict(await run_in_threadpool(call))
     job = service.jobs.submit(scope, len(conversation.turns), call)
-    return JSONResponse(job.to_dict(), status_code=202,
-                        headers={"Location": f"/v1/users/{user_id}/jobs/{job.id}"})
+    return JSONResponse(job.to_dict(), status_code=202, headers={"Location": f"/v1/users/{user_id}/jobs/{job.id}"})
 
 
-@router.get("/jobs/{job_id}", response_model=Job, summary="Status and progress of a background ingest",
-            responses={404: {"model": ErrorResponse}})
-async def job_status(job_id: str, user_id: UserId,
-                     service: Svc) -> Any:
+@router.get(
+    "/jobs/{job_id}",
+    response_model=Job,
+    summary="Status and progress of a background ingest",
+    responses={404: {"model": ErrorResponse}},
+)
+async def job_status(job_id: str, user_id: UserId, service: Svc) -> Any:
     job = service.jobs.get(job_id, user_id)
     if job is None:
         raise ApiError(404, "not_found", f"no job {job_id!r} for user {user_id!r}")
@@ -72,18 +82,36 @@ async def _threaded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     return to_jsonable(await run_in_threadpool(fn, *args, **kwargs))
 
 
-@router.post("/search", summary="Memories for a query, with provenance",
-             responses={400: {"model": ErrorResponse}, 404: {"model": ErrorResponse}})
-async def search(body: SearchRequest, user_id: UserId,
-                 service: Svc) -> Any:
-    return await _threaded(service.memory.search, body.query, user_id=user_id, agent_id=body.agent_id,
-                           run_id=body.run_id, k=body.k, max_contexts=body.max_contexts, variant=body.variant)
+@router.post(
+    "/search",
+    summary="Memories for a query, with provenance",
+    responses={400: {"model": ErrorResponse}, 404: {"model": ErrorResponse}},
+)
+async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
+    return await _threaded(
+        service.memory.search,
+        body.query,
+        user_id=user_id,
+        agent_id=body.agent_id,
+        run_id=body.run_id,
+        k=body.k,
+        max_contexts=body.max_contexts,
+        variant=body.variant,
+    )
 
 
-@router.post("/answer", summary="Answer from memory with the configured LLM, citing turn ids",
-             responses={404: {"model": ErrorResponse}, 409: {"model": ErrorResponse},
-                        503: {"model": ErrorResponse}})
-async def answer(body: AnswerRequest, user_id: UserId,
-                 service: Svc) -> Any:
-    return await _threaded(service.memory.answer, body.question, user_id=user_id, agent_id=body.agent_id,
-                           run_id=body.run_id, k=body.k, variant=body.variant)
+@router.post(
+    "/answer",
+    summary="Answer from memory with the configured LLM, citing turn ids",
+    responses={404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}, 503: {"model": ErrorResponse}},
+)
+async def answer(body: AnswerRequest, user_id: UserId, service: Svc) -> Any:
+    return await _threaded(
+        service.memory.answer,
+        body.question,
+        user_id=user_id,
+        agent_id=body.agent_id,
+        run_id=body.run_id,
+        k=body.k,
+        variant=body.variant,
+    )

@@ -16,8 +16,11 @@ from anchormem.cli.output import to_jsonable
 from anchormem.server.schemas import MAX_PAGE, ErrorResponse, Health, Kind, Page, UserList
 from anchormem.server.service import Key, Svc, UserId
 
-_errors: dict[int | str, dict[str, Any]] = {401: {"model": ErrorResponse}, 403: {"model": ErrorResponse},
-                                            404: {"model": ErrorResponse}}
+_errors: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorResponse},
+    403: {"model": ErrorResponse},
+    404: {"model": ErrorResponse},
+}
 router = APIRouter(prefix="/v1/users/{user_id}", tags=["records"], responses=_errors)
 service_router = APIRouter(prefix="/v1", tags=["service"])
 
@@ -26,57 +29,99 @@ RunQ = Query(None, max_length=256, description="run id (optional finer scope)")
 
 
 @router.get("/memories/{kind}", response_model=Page, summary="List turns, contexts, facts or events (paginated)")
-async def list_records(kind: Kind, user_id: UserId, service: Svc,
-                       agent_id: str | None = AgentQ, run_id: str | None = RunQ,
-                       offset: int = Query(0, ge=0), limit: int = Query(100, ge=1, le=MAX_PAGE)) -> Any:
+async def list_records(
+    kind: Kind,
+    user_id: UserId,
+    service: Svc,
+    agent_id: str | None = AgentQ,
+    run_id: str | None = RunQ,
+    offset: int = Query(0, ge=0),
+    limit: int = Query(100, ge=1, le=MAX_PAGE),
+) -> Any:
     records = await run_in_threadpool(service.memory.list, kind, user_id=user_id, agent_id=agent_id, run_id=run_id)
-    page = to_jsonable(list(records[offset:offset + limit]))
+    page = to_jsonable(list(records[offset : offset + limit]))
     end = offset + len(page)
-    return {"items": page, "total": len(records), "offset": offset, "limit": limit,
-            "next_offset": end if end < len(records) else None}
+    return {
+        "items": page,
+        "total": len(records),
+        "offset": offset,
+        "limit": limit,
+        "next_offset": end if end < len(records) else None,
+    }
 
 
 @router.get("/records/{record_id}", summary="One record by id (c-…, f-…, e-… or a turn id)")
-async def get_record(record_id: str, user_id: UserId, service: Svc,
-                     agent_id: str | None = AgentQ, run_id: str | None = RunQ) -> Any:
-    return to_jsonable(await run_in_threadpool(service.memory.get, record_id, user_id=user_id, agent_id=agent_id,
-                                               run_id=run_id))
+async def get_record(
+    record_id: str, user_id: UserId, service: Svc, agent_id: str | None = AgentQ, run_id: str | None = RunQ
+) -> Any:
+    return to_jsonable(
+        await run_in_threadpool(service.memory.get, record_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
+    )
 
 
-@router.delete("/memories", summary="Delete memories: a session, a turn, a context, a scope, or all of the user's",
-               responses={400: {"model": ErrorResponse}})
-async def delete(user_id: UserId, service: Svc,
-                 agent_id: str | None = AgentQ, run_id: str | None = RunQ,
-                 session: str | None = Query(None, max_length=256), turn: str | None = Query(None, max_length=256),
-                 context: str | None = Query(None, max_length=256),
-                 all: bool = Query(False, description="delete everything in the scope")) -> Any:
-    return to_jsonable(await run_in_threadpool(
-        service.memory.delete, user_id=user_id, agent_id=agent_id, run_id=run_id, session=session, turn=turn,
-        context=context, all=all))
+@router.delete(
+    "/memories",
+    summary="Delete memories: a session, a turn, a context, a scope, or all of the user's",
+    responses={400: {"model": ErrorResponse}},
+)
+async def delete(
+    user_id: UserId,
+    service: Svc,
+    agent_id: str | None = AgentQ,
+    run_id: str | None = RunQ,
+    session: str | None = Query(None, max_length=256),
+    turn: str | None = Query(None, max_length=256),
+    context: str | None = Query(None, max_length=256),
+    all: bool = Query(False, description="delete everything in the scope"),
+) -> Any:
+    return to_jsonable(
+        await run_in_threadpool(
+            service.memory.delete,
+            user_id=user_id,
+            agent_id=agent_id,
+            run_id=run_id,
+            session=session,
+            turn=turn,
+            context=context,
+            all=all,
+        )
+    )
 
 
 @router.get("/history", summary="What happened to this memory: adds and deletes, newest first")
-async def history(user_id: UserId, service: Svc,
-                  agent_id: str | None = AgentQ, run_id: str | None = RunQ,
-                  limit: int | None = Query(None, ge=1, le=10_000)) -> Any:
-    entries = await run_in_threadpool(service.memory.history, user_id=user_id, agent_id=agent_id, run_id=run_id,
-                                      limit=limit)
+async def history(
+    user_id: UserId,
+    service: Svc,
+    agent_id: str | None = AgentQ,
+    run_id: str | None = RunQ,
+    limit: int | None = Query(None, ge=1, le=10_000),
+) -> Any:
+    entries = await run_in_threadpool(
+        service.memory.history, user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit
+    )
     return {"items": to_jsonable(list(entries))}
 
 
-@router.get("/export", summary="Everything in the scope as JSON lines (application/x-ndjson)",
-            response_class=StreamingResponse,
-            responses={200: {"content": {"application/x-ndjson": {}}, "description": "one JSON record per line"}})
-async def export(user_id: UserId, service: Svc,
-                 agent_id: str | None = AgentQ, run_id: str | None = RunQ) -> StreamingResponse:
+@router.get(
+    "/export",
+    summary="Everything in the scope as JSON lines (application/x-ndjson)",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"application/x-ndjson": {}}, "description": "one JSON record per line"}},
+)
+async def export(
+    user_id: UserId, service: Svc, agent_id: str | None = AgentQ, run_id: str | None = RunQ
+) -> StreamingResponse:
     def first() -> tuple[list[Any], Iterator[Any]]:
         records = iter(service.memory.export(user_id=user_id, agent_id=agent_id, run_id=run_id))
         return [r for r in (next(records, _END),) if r is not _END], records  # errors surface before streaming
 
     head, rest = await run_in_threadpool(first)
     lines = (json.dumps(to_jsonable(r), ensure_ascii=False) + "\n" for r in chain(head, rest))
-    return StreamingResponse(lines, media_type="application/x-ndjson",
-                             headers={"Content-Disposition": f'attachment; filename="{_safe(user_id)}.jsonl"'})
+    return StreamingResponse(
+        lines,
+        media_type="application/x-ndjson",
+        headers={"Content-Disposition": f'attachment; filename="{_safe(user_id)}.jsonl"'},
+    )
 
 
 _END = object()
@@ -87,18 +132,23 @@ def _safe(name: str) -> str:
 
 
 @router.get("/stats", summary="Counts of turns, contexts, facts, events and LLM usage")
-async def stats(user_id: UserId, service: Svc,
-                agent_id: str | None = AgentQ, run_id: str | None = RunQ) -> Any:
-    return to_jsonable(await run_in_threadpool(service.memory.stats, user_id=user_id, agent_id=agent_id,
-                                               run_id=run_id))
+async def stats(user_id: UserId, service: Svc, agent_id: str | None = AgentQ, run_id: str | None = RunQ) -> Any:
+    return to_jsonable(await run_in_threadpool(service.memory.stats, user_id=user_id, agent_id=agent_id, run_id=run_id))
 
 
-@service_router.get("/users", response_model=UserList, summary="The memories (scopes) this key may access",
-                    responses={401: {"model": ErrorResponse}})
+@service_router.get(
+    "/users",
+    response_model=UserList,
+    summary="The memories (scopes) this key may access",
+    responses={401: {"model": ErrorResponse}},
+)
 async def users(key: Key, service: Svc) -> Any:
     scopes = await run_in_threadpool(service.memory.users)
-    return {"users": [{"user_id": s.user_id, "agent_id": s.agent_id, "run_id": s.run_id}
-                      for s in scopes if key.may(s.user_id)]}
+    return {
+        "users": [
+            {"user_id": s.user_id, "agent_id": s.agent_id, "run_id": s.run_id} for s in scopes if key.may(s.user_id)
+        ]
+    }
 
 
 @service_router.get("/health", response_model=Health, summary="Liveness (no key needed)")

@@ -15,9 +15,17 @@ Kind = Literal["turns", "contexts", "facts", "events"]
 class Message(BaseModel):
     """One message. ``speaker`` (or ``role``) and ``text`` (or ``content``) are required."""
 
-    model_config = ConfigDict(extra="allow", json_schema_extra={
-        "example": {"speaker": "Priya", "text": "I adopted an orange tabby, his name is Biscuit.",
-                    "timestamp": "9:30 am on 23 March, 2024", "session": "2"}})
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "example": {
+                "speaker": "Priya",
+                "text": "I adopted an orange tabby, his name is Biscuit.",
+                "timestamp": "9:30 am on 23 March, 2024",
+                "session": "2",
+            }
+        },
+    )
 
     speaker: str | None = Field(None, max_length=256)
     role: str | None = Field(None, max_length=256)

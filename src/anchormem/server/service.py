@@ -35,13 +35,20 @@ _bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer <API k
 _header = APIKeyHeader(name="X-API-Key", auto_error=False, description="the API key in an X-API-Key header")
 
 
-def require_key(request: Request, bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-                header: Annotated[str | None, Depends(_header)]) -> ApiKey:
+def require_key(
+    request: Request,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    header: Annotated[str | None, Depends(_header)],
+) -> ApiKey:
     """The caller's key (Bearer token or X-API-Key), else 401 ``unauthorized``."""
     raw = bearer.credentials if bearer is not None else header
     if not raw:
-        raise ApiError(401, "unauthorized", "missing API key: send 'Authorization: Bearer <key>' or 'X-API-Key'",
-                       headers={"WWW-Authenticate": "Bearer"})
+        raise ApiError(
+            401,
+            "unauthorized",
+            "missing API key: send 'Authorization: Bearer <key>' or 'X-API-Key'",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
     key = get_service(request).keys.authenticate(raw)
     if key is None:
         raise ApiError(401, "unauthorized", "invalid API key", headers={"WWW-Authenticate": "Bearer"})

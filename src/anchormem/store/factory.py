@@ -24,5 +24,5 @@ def open_store(location: str) -> Store:
         # A URL that went through pathlib lost one slash of "//": put it back.
         return PostgresStore(_ONE_SLASH.sub(lambda m: f"{m.group(1)}://", location, count=1))
     if location.startswith("sqlite:///"):
-        location = location[len("sqlite:///"):]
+        location = location[len("sqlite:///") :]
     return SQLiteStore(location)

@@ -6,7 +6,9 @@ _SCOPE_COLS = "user_id TEXT NOT NULL, agent_id TEXT NOT NULL DEFAULT '', run_id 
 _SCOPE_KEY = "user_id, agent_id, run_id"
 
 SQLITE_MIGRATIONS: list[tuple[str, str]] = [
-    ("0001_initial", f"""
+    (
+        "0001_initial",
+        f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE scopes ({_SCOPE_COLS}, version INTEGER NOT NULL DEFAULT 0, PRIMARY KEY ({_SCOPE_KEY}));
 CREATE TABLE turns ({_SCOPE_COLS}, id TEXT NOT NULL, session TEXT NOT NULL, position INTEGER NOT NULL,
@@ -26,12 +28,16 @@ CREATE INDEX event_facts_fact ON event_facts ({_SCOPE_KEY}, fact_id);
 CREATE TABLE usage ({_SCOPE_COLS}, phase TEXT NOT NULL, calls INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
     completion_tokens INTEGER NOT NULL, seconds REAL NOT NULL, cached_calls INTEGER NOT NULL,
     failed_calls INTEGER NOT NULL, PRIMARY KEY ({_SCOPE_KEY}, phase));
-"""),
-    ("0002_lifecycle", f"""
+""",
+    ),
+    (
+        "0002_lifecycle",
+        f"""
 ALTER TABLE facts ADD COLUMN linked INTEGER NOT NULL DEFAULT 1;
 CREATE INDEX facts_linked ON facts ({_SCOPE_KEY}, linked);
 CREATE TABLE history (seq INTEGER PRIMARY KEY AUTOINCREMENT, timestamp REAL NOT NULL, {_SCOPE_COLS},
     op TEXT NOT NULL, detail TEXT NOT NULL);
 CREATE INDEX history_scope ON history ({_SCOPE_KEY}, seq);
-"""),
+""",
+    ),
 ]

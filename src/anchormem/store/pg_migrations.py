@@ -15,7 +15,9 @@ _SCOPE_KEY = "user_id, agent_id, run_id"
 _SEQ = "seq BIGINT GENERATED ALWAYS AS IDENTITY"
 
 PG_MIGRATIONS: list[tuple[str, str]] = [
-    ("0001_initial", f"""
+    (
+        "0001_initial",
+        f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE scopes ({_SCOPE_COLS}, version BIGINT NOT NULL DEFAULT 0, PRIMARY KEY ({_SCOPE_KEY}));
 CREATE TABLE turns ({_SEQ}, {_SCOPE_COLS}, id TEXT NOT NULL, session TEXT NOT NULL, position INTEGER NOT NULL,
@@ -41,14 +43,18 @@ CREATE INDEX event_facts_fact ON event_facts ({_SCOPE_KEY}, fact_id);
 CREATE TABLE usage ({_SCOPE_COLS}, phase TEXT NOT NULL, calls BIGINT NOT NULL, prompt_tokens BIGINT NOT NULL,
     completion_tokens BIGINT NOT NULL, seconds DOUBLE PRECISION NOT NULL, cached_calls BIGINT NOT NULL,
     failed_calls BIGINT NOT NULL, PRIMARY KEY ({_SCOPE_KEY}, phase));
-"""),
-    ("0002_lifecycle", f"""
+""",
+    ),
+    (
+        "0002_lifecycle",
+        f"""
 ALTER TABLE facts ADD COLUMN linked BOOLEAN NOT NULL DEFAULT TRUE;
 CREATE INDEX facts_unlinked ON facts ({_SCOPE_KEY}, seq) WHERE NOT linked;
 CREATE TABLE history (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, timestamp DOUBLE PRECISION NOT NULL,
     {_SCOPE_COLS}, op TEXT NOT NULL, detail TEXT NOT NULL);
 CREATE INDEX history_scope ON history ({_SCOPE_KEY}, seq);
-"""),
+""",
+    ),
 ]
 
 
@@ -60,9 +66,11 @@ def hnsw_index_sql(dim: int, m: int = 16, ef_construction: int = 64) -> str:
     """The HNSW index over the facts of dimension ``dim`` (inner product: our vectors are unit length,
     so ``-(a <#> b)`` is the cosine retrieval uses)."""
     d = int(dim)
-    return (f"CREATE INDEX IF NOT EXISTS {hnsw_index_name(d)} ON facts USING hnsw ((vector::vector({d})) "
-            f"vector_ip_ops) WITH (m = {int(m)}, ef_construction = {int(ef_construction)}) "
-            f"WHERE vector_dims(vector) = {d}")
+    return (
+        f"CREATE INDEX IF NOT EXISTS {hnsw_index_name(d)} ON facts USING hnsw ((vector::vector({d})) "
+        f"vector_ip_ops) WITH (m = {int(m)}, ef_construction = {int(ef_construction)}) "
+        f"WHERE vector_dims(vector) = {d}"
+    )
 
 
 def split_sql(sql: str) -> list[str]:

@@ -69,9 +69,12 @@ class PostgresStore:
         return self._db.migrations()
 
     def _bump(self, cur: Any, scope: Scope) -> None:
-        cur.execute(f"INSERT INTO scopes ({_SCOPE_COLS}, version) VALUES (%s, %s, %s, 1 + COALESCE("
-                    "(SELECT value::BIGINT FROM meta WHERE key = 'version_floor'), 0)) "
-                    f"ON CONFLICT ({_SCOPE_COLS}) DO UPDATE SET version = scopes.version + 1", _sk(scope))
+        cur.execute(
+            f"INSERT INTO scopes ({_SCOPE_COLS}, version) VALUES (%s, %s, %s, 1 + COALESCE("
+            "(SELECT value::BIGINT FROM meta WHERE key = 'version_floor'), 0)) "
+            f"ON CONFLICT ({_SCOPE_COLS}) DO UPDATE SET version = scopes.version + 1",
+            _sk(scope),
+        )
 
     # -- meta ---------------------------------------------------------------------------------------------
 
@@ -81,8 +84,9 @@ class PostgresStore:
 
     def set_meta(self, key: str, value: str) -> None:
         with self._db.tx() as cur:
-            cur.execute("INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                        (key, value))
+            cur.execute(
+                "INSERT INTO meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value)
+            )
 
     def version(self, scope: Scope) -> int:
         rows = self._db.query(f"SELECT version FROM scopes WHERE {_SCOPE}", _sk(scope))
@@ -102,7 +106,8 @@ class PostgresStore:
                 cur.execute(
                     f"INSERT INTO turns ({_SCOPE_COLS}, id, session, position, speaker, text, timestamp, "
                     "image_caption, added_at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
-                    (*_sk(scope), t.id, t.session, t.position, t.speaker, t.text, t.timestamp, t.image_caption, now))
+                    (*_sk(scope), t.id, t.session, t.position, t.speaker, t.text, t.timestamp, t.image_caption, now),
+                )
                 if cur.rowcount:
                     added.append(t)
             if added:
@@ -125,7 +130,8 @@ class PostgresStore:
                 cur.execute(
                     f"INSERT INTO contexts ({_SCOPE_COLS}, id, session, position, turn_ids, date, text, status, "
                     "attempts, added_at) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,'pending',0,%s) ON CONFLICT DO NOTHING",
-                    (*_sk(scope), c.id, c.session, c.position, json.dumps(list(c.turn_ids)), c.date, c.text, now))
+                    (*_sk(scope), c.id, c.session, c.position, json.dumps(list(c.turn_ids)), c.date, c.text, now),
+                )
                 if cur.rowcount:
                     added.append(c)
             if added:
@@ -138,12 +144,15 @@ class PostgresStore:
         if ids is not None:
             sql += " AND id = ANY(%s)"
             params.append(list(ids))
-        return [Context(id=r[0], session=r[1], position=r[2], turn_ids=tuple(json.loads(r[3])), date=r[4],
-                        text=r[5]) for r in self._db.query(sql + " ORDER BY seq", params)]
+        return [
+            Context(id=r[0], session=r[1], position=r[2], turn_ids=tuple(json.loads(r[3])), date=r[4], text=r[5])
+            for r in self._db.query(sql + " ORDER BY seq", params)
+        ]
 
     def extraction_states(self, scope: Scope) -> list[ExtractionState]:
-        rows = self._db.query(f"SELECT id, status, error, attempts FROM contexts WHERE {_SCOPE} ORDER BY seq",
-                              _sk(scope))
+        rows = self._db.query(
+            f"SELECT id, status, error, attempts FROM contexts WHERE {_SCOPE} ORDER BY seq", _sk(scope)
+        )
         return [ExtractionState(*r) for r in rows]
 
     # -- facts ---------------------------------------------------------------------------------------------
@@ -167,20 +176,28 @@ class PostgresStore:
             if rows:
                 cur.executemany(
                     f"INSERT INTO facts ({_SCOPE_COLS}, id, context_id, text, source, vector, added_at, linked) "
-                    "VALUES (%s,%s,%s,%s,%s,%s,%s,%b,%s,FALSE) ON CONFLICT DO NOTHING", rows)
+                    "VALUES (%s,%s,%s,%s,%s,%s,%s,%b,%s,FALSE) ON CONFLICT DO NOTHING",
+                    rows,
+                )
                 added = max(cur.rowcount, 0)
             done = [(*_sk(scope), ex.context_id) for ex in extractions]
             if done:
-                cur.executemany(f"UPDATE contexts SET status = 'done', error = NULL, attempts = attempts + 1 "
-                                f"WHERE {_SCOPE} AND id = %s", done)
+                cur.executemany(
+                    f"UPDATE contexts SET status = 'done', error = NULL, attempts = attempts + 1 "
+                    f"WHERE {_SCOPE} AND id = %s",
+                    done,
+                )
             self._bump(cur, scope)
         self._indexed.update(new_dims)
         return added
 
     def mark_failed(self, scope: Scope, context_id: str, error: str) -> None:
         with self._db.tx() as cur:
-            cur.execute(f"UPDATE contexts SET status = 'failed', error = %s, attempts = attempts + 1 "
-                        f"WHERE {_SCOPE} AND id = %s", (error[:2000], *_sk(scope), context_id))
+            cur.execute(
+                f"UPDATE contexts SET status = 'failed', error = %s, attempts = attempts + 1 "
+                f"WHERE {_SCOPE} AND id = %s",
+                (error[:2000], *_sk(scope), context_id),
+            )
 
     def facts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Fact]:
         sql = f"SELECT id, context_id, text, source FROM facts WHERE {_SCOPE}"
@@ -191,12 +208,16 @@ class PostgresStore:
         return [Fact(*r) for r in self._db.query(sql + " ORDER BY seq", params)]
 
     def fact_matrix(self, scope: Scope) -> tuple[list[Fact], Matrix]:
-        rows = self._db.query(f"SELECT id, context_id, text, source, vector FROM facts WHERE {_SCOPE} "
-                              "ORDER BY seq", _sk(scope), binary=True)
+        rows = self._db.query(
+            f"SELECT id, context_id, text, source, vector FROM facts WHERE {_SCOPE} ORDER BY seq",
+            _sk(scope),
+            binary=True,
+        )
         return [Fact(*r[:4]) for r in rows], _matrix([r[4] for r in rows], self._dim())
 
-    def search_facts(self, scope: Scope, vector: np.ndarray, k: int = 10, *, exact: bool = False,
-                     ef_search: int = 100) -> list[tuple[Fact, float]]:
+    def search_facts(
+        self, scope: Scope, vector: np.ndarray, k: int = 10, *, exact: bool = False, ef_search: int = 100
+    ) -> list[tuple[Fact, float]]:
         """The ``k`` facts of ``scope`` with the highest inner product with ``vector``, best first.
 
         By default the query is written so that the HNSW index can serve it (pgvector iterative scans
@@ -209,14 +230,18 @@ class PostgresStore:
         if k <= 0:
             return []
         if exact:
-            sql = (f"SELECT id, context_id, text, source, -(vector <#> %b) AS score FROM facts WHERE {_SCOPE} "
-                   "ORDER BY vector <#> %b LIMIT %s")
+            sql = (
+                f"SELECT id, context_id, text, source, -(vector <#> %b) AS score FROM facts WHERE {_SCOPE} "
+                "ORDER BY vector <#> %b LIMIT %s"
+            )
             params: tuple[object, ...] = (q, *_sk(scope), q, k)
             return [(Fact(*r[:4]), float(r[4])) for r in self._db.query(sql, params)]
         expr = f"(vector::vector({dim}))"
-        sql = (f"WITH hits AS MATERIALIZED (SELECT id, context_id, text, source, "
-               f"-({expr} <#> %b::vector({dim})) AS score FROM facts WHERE {_SCOPE} AND vector_dims(vector) = {dim} "
-               f"ORDER BY {expr} <#> %b::vector({dim}) LIMIT %s) SELECT * FROM hits ORDER BY score DESC")
+        sql = (
+            f"WITH hits AS MATERIALIZED (SELECT id, context_id, text, source, "
+            f"-({expr} <#> %b::vector({dim})) AS score FROM facts WHERE {_SCOPE} AND vector_dims(vector) = {dim} "
+            f"ORDER BY {expr} <#> %b::vector({dim}) LIMIT %s) SELECT * FROM hits ORDER BY score DESC"
+        )
         with self._db.tx() as cur:
             cur.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             cur.execute(f"SET LOCAL hnsw.ef_search = {max(int(ef_search), int(k))}")
@@ -226,8 +251,15 @@ class PostgresStore:
 
     # -- the HNSW index ---------------------------------------------------------------------------------
 
-    def build_vector_index(self, dim: int, *, m: int = 16, ef_construction: int = 64,
-                           maintenance_work_mem_mb: int = 1024, timeout_s: float | None = None) -> bool:
+    def build_vector_index(
+        self,
+        dim: int,
+        *,
+        m: int = 16,
+        ef_construction: int = 64,
+        maintenance_work_mem_mb: int = 1024,
+        timeout_s: float | None = None,
+    ) -> bool:
         """Create the HNSW index for ``dim`` now (after a bulk load) if it does not exist yet. Returns
         False when ``timeout_s`` passed first (nothing is left behind: the statement is rolled back)."""
         try:
@@ -256,13 +288,16 @@ class PostgresStore:
                 cur.execute(
                     f"INSERT INTO events ({_SCOPE_COLS}, id, text, fact_ids, source, vector, added_at) "
                     "VALUES (%s,%s,%s,%s,%s,%s,%s,%b,%s) ON CONFLICT DO NOTHING",
-                    (*_sk(scope), ev.id, ev.text, json.dumps(list(ev.fact_ids)), ev.source, _vec(vec), now))
+                    (*_sk(scope), ev.id, ev.text, json.dumps(list(ev.fact_ids)), ev.source, _vec(vec), now),
+                )
                 if cur.rowcount:
                     added += 1
                     if ev.fact_ids:
-                        cur.executemany(f"INSERT INTO event_facts ({_SCOPE_COLS}, event_id, fact_id) "
-                                        "VALUES (%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
-                                        [(*_sk(scope), ev.id, fid) for fid in ev.fact_ids])
+                        cur.executemany(
+                            f"INSERT INTO event_facts ({_SCOPE_COLS}, event_id, fact_id) "
+                            "VALUES (%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+                            [(*_sk(scope), ev.id, fid) for fid in ev.fact_ids],
+                        )
             if added:
                 self._bump(cur, scope)
         return added
@@ -272,8 +307,9 @@ class PostgresStore:
         return [event_from_row(r) for r in rows]
 
     def event_matrix(self, scope: Scope) -> tuple[list[Event], Matrix]:
-        rows = self._db.query(f"SELECT {EVENT_COLUMNS}, vector FROM events WHERE {_SCOPE} ORDER BY seq",
-                              _sk(scope), binary=True)
+        rows = self._db.query(
+            f"SELECT {EVENT_COLUMNS}, vector FROM events WHERE {_SCOPE} ORDER BY seq", _sk(scope), binary=True
+        )
         return [event_from_row(r) for r in rows], _matrix([r[4] for r in rows], self._dim())
 
     def _dim(self) -> int:
@@ -294,18 +330,37 @@ class PostgresStore:
                     "seconds = usage.seconds + excluded.seconds, "
                     "cached_calls = usage.cached_calls + excluded.cached_calls, "
                     "failed_calls = usage.failed_calls + excluded.failed_calls",
-                    (*_sk(scope), phase, u.calls, u.prompt_tokens, u.completion_tokens, u.seconds,
-                     u.cached_calls, u.failed_calls))
+                    (
+                        *_sk(scope),
+                        phase,
+                        u.calls,
+                        u.prompt_tokens,
+                        u.completion_tokens,
+                        u.seconds,
+                        u.cached_calls,
+                        u.failed_calls,
+                    ),
+                )
 
     def usage(self, scope: Scope) -> dict[str, Usage]:
-        rows = self._db.query(f"SELECT phase, calls, prompt_tokens, completion_tokens, seconds, cached_calls, "
-                              f"failed_calls FROM usage WHERE {_SCOPE} ORDER BY phase", _sk(scope))
+        rows = self._db.query(
+            f"SELECT phase, calls, prompt_tokens, completion_tokens, seconds, cached_calls, "
+            f"failed_calls FROM usage WHERE {_SCOPE} ORDER BY phase",
+            _sk(scope),
+        )
         return {r[0]: Usage(*r[1:]) for r in rows}
 
     # -- lifecycle (deletion, linking state, history; see postgres_lifecycle) ----------------------------
 
-    def delete_records(self, scope: Scope, *, turn_ids: Sequence[str] = (), context_ids: Sequence[str] = (),
-                       fact_ids: Sequence[str] = (), event_ids: Sequence[str] = ()) -> dict[str, int]:
+    def delete_records(
+        self,
+        scope: Scope,
+        *,
+        turn_ids: Sequence[str] = (),
+        context_ids: Sequence[str] = (),
+        fact_ids: Sequence[str] = (),
+        event_ids: Sequence[str] = (),
+    ) -> dict[str, int]:
         with self._db.tx() as cur:
             counts = life.delete_records(cur, _sk(scope), turn_ids, context_ids, fact_ids, event_ids)
             self._bump(cur, scope)
@@ -316,8 +371,9 @@ class PostgresStore:
             return life.delete_scope(cur, _sk(scope))
 
     def unlinked_facts(self, scope: Scope) -> list[str]:
-        return [r[0] for r in self._db.query(f"SELECT id FROM facts WHERE {_SCOPE} AND NOT linked ORDER BY seq",
-                                             _sk(scope))]
+        return [
+            r[0] for r in self._db.query(f"SELECT id FROM facts WHERE {_SCOPE} AND NOT linked ORDER BY seq", _sk(scope))
+        ]
 
     def set_linked(self, scope: Scope, fact_ids: Sequence[str], linked: bool = True) -> None:
         if fact_ids:
@@ -329,8 +385,9 @@ class PostgresStore:
             life.restore_states(cur, _sk(scope), states)
             self._bump(cur, scope)
 
-    def append_history(self, scope: Scope, op: str, detail: Mapping[str, object],
-                       timestamp: float | None = None) -> HistoryEntry:
+    def append_history(
+        self, scope: Scope, op: str, detail: Mapping[str, object], timestamp: float | None = None
+    ) -> HistoryEntry:
         with self._db.tx() as cur:
             return life.append_history(cur, scope, _sk(scope), op, detail, timestamp)
 

@@ -63,14 +63,17 @@ class PgConnection:
         try:
             self.conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         except self._errors as exc:
-            raise StoreError(f"the pgvector extension is missing on {self.where} and cannot be created "
-                             f"(run CREATE EXTENSION vector as a superuser): {exc}") from exc
+            raise StoreError(
+                f"the pgvector extension is missing on {self.where} and cannot be created "
+                f"(run CREATE EXTENSION vector as a superuser): {exc}"
+            ) from exc
 
     def _migrate(self) -> None:
         with self.conn.transaction():
             self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-            self.conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, "
-                              "applied_at DOUBLE PRECISION)")
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION)"
+            )
             done = {r[0] for r in self.conn.execute("SELECT name FROM _migrations").fetchall()}
             for name, sql in PG_MIGRATIONS:
                 if name in done:

@@ -31,8 +31,14 @@ def _delete(cur: Any, table: str, column: str, sk: ScopeKey, ids: Sequence[str])
     return max(0, cur.rowcount)
 
 
-def delete_records(cur: Any, sk: ScopeKey, turn_ids: Sequence[str], context_ids: Sequence[str],
-                   fact_ids: Sequence[str], event_ids: Sequence[str]) -> dict[str, int]:
+def delete_records(
+    cur: Any,
+    sk: ScopeKey,
+    turn_ids: Sequence[str],
+    context_ids: Sequence[str],
+    fact_ids: Sequence[str],
+    event_ids: Sequence[str],
+) -> dict[str, int]:
     members: set[str] = set()
     if event_ids:
         cur.execute(f"SELECT fact_id FROM event_facts WHERE {SCOPE} AND event_id = ANY(%s)", (*sk, _ids(event_ids)))
@@ -55,8 +61,11 @@ def delete_scope(cur: Any, sk: ScopeKey) -> dict[str, int]:
     cur.execute(f"DELETE FROM scopes WHERE {SCOPE} RETURNING version", sk)
     row = cur.fetchone()
     if row is not None:  # a scope made again later starts above any version it had
-        cur.execute("INSERT INTO meta VALUES ('version_floor', %s) ON CONFLICT (key) DO UPDATE SET "
-                    "value = GREATEST(meta.value::BIGINT, excluded.value::BIGINT)::TEXT", (str(int(row[0])),))
+        cur.execute(
+            "INSERT INTO meta VALUES ('version_floor', %s) ON CONFLICT (key) DO UPDATE SET "
+            "value = GREATEST(meta.value::BIGINT, excluded.value::BIGINT)::TEXT",
+            (str(int(row[0])),),
+        )
     return {k: counts[k] for k in ("turns", "contexts", "facts", "events")}
 
 
@@ -67,15 +76,21 @@ def set_linked(cur: Any, sk: ScopeKey, fact_ids: Sequence[str], linked: bool) ->
 
 def restore_states(cur: Any, sk: ScopeKey, states: Sequence[ExtractionState]) -> None:
     if states:
-        cur.executemany(f"UPDATE contexts SET status = %s, error = %s, attempts = %s WHERE {SCOPE} AND id = %s",
-                        [(s.status, s.error, s.attempts, *sk, s.context_id) for s in states])
+        cur.executemany(
+            f"UPDATE contexts SET status = %s, error = %s, attempts = %s WHERE {SCOPE} AND id = %s",
+            [(s.status, s.error, s.attempts, *sk, s.context_id) for s in states],
+        )
 
 
-def append_history(cur: Any, scope: Scope, sk: ScopeKey, op: str, detail: Mapping[str, Any],
-                   timestamp: float | None) -> HistoryEntry:
+def append_history(
+    cur: Any, scope: Scope, sk: ScopeKey, op: str, detail: Mapping[str, Any], timestamp: float | None
+) -> HistoryEntry:
     when = time.time() if timestamp is None else float(timestamp)
     payload = json.dumps(dict(detail), ensure_ascii=False, sort_keys=True)
-    cur.execute("INSERT INTO history (timestamp, user_id, agent_id, run_id, op, detail) VALUES (%s,%s,%s,%s,%s,%s) "
-                "RETURNING seq", (when, *sk, op, payload))
+    cur.execute(
+        "INSERT INTO history (timestamp, user_id, agent_id, run_id, op, detail) VALUES (%s,%s,%s,%s,%s,%s) "
+        "RETURNING seq",
+        (when, *sk, op, payload),
+    )
     row = cur.fetchone()
     return HistoryEntry(seq=int(row[0]), timestamp=when, op=op, scope=scope, detail=json.loads(payload))

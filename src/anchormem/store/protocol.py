@@ -76,8 +76,15 @@ class Store(Protocol):
     def usage(self, scope: Scope) -> dict[str, Usage]: ...
 
     # lifecycle (issue 4): deletion, linking state, extraction state, history, scrubbing
-    def delete_records(self, scope: Scope, *, turn_ids: Sequence[str] = (), context_ids: Sequence[str] = (),
-                       fact_ids: Sequence[str] = (), event_ids: Sequence[str] = ()) -> dict[str, int]:
+    def delete_records(
+        self,
+        scope: Scope,
+        *,
+        turn_ids: Sequence[str] = (),
+        context_ids: Sequence[str] = (),
+        fact_ids: Sequence[str] = (),
+        event_ids: Sequence[str] = (),
+    ) -> dict[str, int]:
         """Delete exactly these rows of ``scope`` in one transaction and bump its version.
 
         Deleting an event also drops its fact links; the event's member facts that are not
@@ -104,8 +111,9 @@ class Store(Protocol):
         """Set contexts' extraction status, error and attempts exactly (import)."""
         ...
 
-    def append_history(self, scope: Scope, op: str, detail: Mapping[str, Any],
-                       timestamp: float | None = None) -> HistoryEntry:
+    def append_history(
+        self, scope: Scope, op: str, detail: Mapping[str, Any], timestamp: float | None = None
+    ) -> HistoryEntry:
         """Append one entry (``timestamp`` defaults to now); entries are never changed or removed."""
         ...
 

@@ -29,8 +29,16 @@ def history_query(scope: Scope, limit: int | None, placeholder: str) -> tuple[st
 
 def history_entries(rows: Sequence[tuple[Any, ...]]) -> list[HistoryEntry]:
     """Rows of :func:`history_query` as entries, oldest first."""
-    out = [HistoryEntry(seq=int(r[0]), timestamp=float(r[1]), op=r[5], scope=Scope(r[2], r[3] or None, r[4] or None),
-                        detail=json.loads(r[6])) for r in rows]
+    out = [
+        HistoryEntry(
+            seq=int(r[0]),
+            timestamp=float(r[1]),
+            op=r[5],
+            scope=Scope(r[2], r[3] or None, r[4] or None),
+            detail=json.loads(r[6]),
+        )
+        for r in rows
+    ]
     return out[::-1]
 
 

@@ -54,9 +54,12 @@ class SQLiteStore:
                 raise StoreError(f"cannot create the folder for {self.path}: {exc.strerror}") from exc
         self._lock = threading.RLock()
         try:
-            self._db = sqlite3.connect(str(Path(self.path).expanduser()) if self.path != ":memory:"
-                                       else ":memory:", timeout=timeout, isolation_level=None,
-                                       check_same_thread=False)
+            self._db = sqlite3.connect(
+                str(Path(self.path).expanduser()) if self.path != ":memory:" else ":memory:",
+                timeout=timeout,
+                isolation_level=None,
+                check_same_thread=False,
+            )
             self._db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
@@ -108,9 +111,12 @@ class SQLiteStore:
                 db.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
 
     def _bump(self, db: sqlite3.Connection, scope: Scope) -> None:
-        db.execute("INSERT INTO scopes (user_id, agent_id, run_id, version) VALUES (?, ?, ?, 1 + COALESCE("
-                   "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'version_floor'), 0)) "
-                   "ON CONFLICT (user_id, agent_id, run_id) DO UPDATE SET version = version + 1", _sk(scope))
+        db.execute(
+            "INSERT INTO scopes (user_id, agent_id, run_id, version) VALUES (?, ?, ?, 1 + COALESCE("
+            "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'version_floor'), 0)) "
+            "ON CONFLICT (user_id, agent_id, run_id) DO UPDATE SET version = version + 1",
+            _sk(scope),
+        )
 
     def close(self) -> None:
         with self._lock:
@@ -124,16 +130,19 @@ class SQLiteStore:
 
     def set_meta(self, key: str, value: str) -> None:
         with self._tx() as db:
-            db.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                       (key, value))
+            db.execute(
+                "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value)
+            )
 
     def version(self, scope: Scope) -> int:
         rows = self._q(f"SELECT version FROM scopes WHERE {_SCOPE}", _sk(scope))
         return int(rows[0][0]) if rows else 0
 
     def scopes(self) -> list[Scope]:
-        return [Scope(u, a or None, r or None)
-                for u, a, r in self._q("SELECT user_id, agent_id, run_id FROM scopes ORDER BY 1, 2, 3")]
+        return [
+            Scope(u, a or None, r or None)
+            for u, a, r in self._q("SELECT user_id, agent_id, run_id FROM scopes ORDER BY 1, 2, 3")
+        ]
 
     # -- turns and contexts ------------------------------------------------------------------------------
 
@@ -145,8 +154,8 @@ class SQLiteStore:
                 cur = db.execute(
                     "INSERT OR IGNORE INTO turns (user_id, agent_id, run_id, id, session, position, speaker, "
                     "text, timestamp, image_caption, added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    (*_sk(scope), t.id, t.session, t.position, t.speaker, t.text, t.timestamp,
-                     t.image_caption, now))
+                    (*_sk(scope), t.id, t.session, t.position, t.speaker, t.text, t.timestamp, t.image_caption, now),
+                )
                 if cur.rowcount:
                     added.append(t)
             if added:
@@ -154,8 +163,7 @@ class SQLiteStore:
         return added
 
     def turns(self, scope: Scope, session: str | None = None) -> list[Turn]:
-        sql = (f"SELECT id, session, position, speaker, text, timestamp, image_caption FROM turns "
-               f"WHERE {_SCOPE}")
+        sql = f"SELECT id, session, position, speaker, text, timestamp, image_caption FROM turns WHERE {_SCOPE}"
         params: list[object] = list(_sk(scope))
         if session is not None:
             sql += " AND session = ?"
@@ -171,8 +179,8 @@ class SQLiteStore:
                 cur = db.execute(
                     "INSERT OR IGNORE INTO contexts (user_id, agent_id, run_id, id, session, position, "
                     "turn_ids, date, text, status, attempts, added_at) VALUES (?,?,?,?,?,?,?,?,?,'pending',0,?)",
-                    (*_sk(scope), c.id, c.session, c.position, json.dumps(list(c.turn_ids)), c.date, c.text,
-                     now))
+                    (*_sk(scope), c.id, c.session, c.position, json.dumps(list(c.turn_ids)), c.date, c.text, now),
+                )
                 if cur.rowcount:
                     added.append(c)
             if added:
@@ -180,18 +188,21 @@ class SQLiteStore:
         return added
 
     def contexts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Context]:
-        rows = self._q(f"SELECT id, session, position, turn_ids, date, text FROM contexts WHERE {_SCOPE} "
-                       "ORDER BY rowid", _sk(scope))
-        out = [Context(id=r[0], session=r[1], position=r[2], turn_ids=tuple(json.loads(r[3])), date=r[4],
-                       text=r[5]) for r in rows]
+        rows = self._q(
+            f"SELECT id, session, position, turn_ids, date, text FROM contexts WHERE {_SCOPE} ORDER BY rowid",
+            _sk(scope),
+        )
+        out = [
+            Context(id=r[0], session=r[1], position=r[2], turn_ids=tuple(json.loads(r[3])), date=r[4], text=r[5])
+            for r in rows
+        ]
         if ids is not None:
             wanted = set(ids)
             out = [c for c in out if c.id in wanted]
         return out
 
     def extraction_states(self, scope: Scope) -> list[ExtractionState]:
-        rows = self._q(f"SELECT id, status, error, attempts FROM contexts WHERE {_SCOPE} ORDER BY rowid",
-                       _sk(scope))
+        rows = self._q(f"SELECT id, status, error, attempts FROM contexts WHERE {_SCOPE} ORDER BY rowid", _sk(scope))
         return [ExtractionState(*r) for r in rows]
 
     # -- facts ---------------------------------------------------------------------------------------------
@@ -208,21 +219,26 @@ class SQLiteStore:
                     cur = db.execute(
                         "INSERT OR IGNORE INTO facts (user_id, agent_id, run_id, id, context_id, text, source, "
                         "vector, added_at, linked) VALUES (?,?,?,?,?,?,?,?,?,0)",
-                        (*_sk(scope), fact.id, fact.context_id, fact.text, fact.source, _blob(vec), now))
+                        (*_sk(scope), fact.id, fact.context_id, fact.text, fact.source, _blob(vec), now),
+                    )
                     added += cur.rowcount
-                db.execute(f"UPDATE contexts SET status = 'done', error = NULL, attempts = attempts + 1 "
-                           f"WHERE {_SCOPE} AND id = ?", (*_sk(scope), ex.context_id))
+                db.execute(
+                    f"UPDATE contexts SET status = 'done', error = NULL, attempts = attempts + 1 "
+                    f"WHERE {_SCOPE} AND id = ?",
+                    (*_sk(scope), ex.context_id),
+                )
             self._bump(db, scope)
         return added
 
     def mark_failed(self, scope: Scope, context_id: str, error: str) -> None:
         with self._tx() as db:
-            db.execute(f"UPDATE contexts SET status = 'failed', error = ?, attempts = attempts + 1 "
-                       f"WHERE {_SCOPE} AND id = ?", (error[:2000], *_sk(scope), context_id))
+            db.execute(
+                f"UPDATE contexts SET status = 'failed', error = ?, attempts = attempts + 1 WHERE {_SCOPE} AND id = ?",
+                (error[:2000], *_sk(scope), context_id),
+            )
 
     def facts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Fact]:
-        rows = self._q(f"SELECT id, context_id, text, source FROM facts WHERE {_SCOPE} ORDER BY rowid",
-                       _sk(scope))
+        rows = self._q(f"SELECT id, context_id, text, source FROM facts WHERE {_SCOPE} ORDER BY rowid", _sk(scope))
         out = [Fact(*r) for r in rows]
         if ids is not None:
             wanted = set(ids)
@@ -230,8 +246,9 @@ class SQLiteStore:
         return out
 
     def fact_matrix(self, scope: Scope) -> tuple[list[Fact], Matrix]:
-        rows = self._q(f"SELECT id, context_id, text, source, vector FROM facts WHERE {_SCOPE} ORDER BY rowid",
-                       _sk(scope))
+        rows = self._q(
+            f"SELECT id, context_id, text, source, vector FROM facts WHERE {_SCOPE} ORDER BY rowid", _sk(scope)
+        )
         return [Fact(*r[:4]) for r in rows], _matrix([r[4] for r in rows], self._dim())
 
     # -- events --------------------------------------------------------------------------------------------
@@ -244,12 +261,15 @@ class SQLiteStore:
                 cur = db.execute(
                     "INSERT OR IGNORE INTO events (user_id, agent_id, run_id, id, text, fact_ids, source, vector, "
                     "added_at) VALUES (?,?,?,?,?,?,?,?,?)",
-                    (*_sk(scope), ev.id, ev.text, json.dumps(list(ev.fact_ids)), ev.source, _blob(vec), now))
+                    (*_sk(scope), ev.id, ev.text, json.dumps(list(ev.fact_ids)), ev.source, _blob(vec), now),
+                )
                 if cur.rowcount:
                     added += 1
-                    db.executemany("INSERT OR IGNORE INTO event_facts (user_id, agent_id, run_id, event_id, "
-                                   "fact_id) VALUES (?,?,?,?,?)",
-                                   [(*_sk(scope), ev.id, fid) for fid in ev.fact_ids])
+                    db.executemany(
+                        "INSERT OR IGNORE INTO event_facts (user_id, agent_id, run_id, event_id, "
+                        "fact_id) VALUES (?,?,?,?,?)",
+                        [(*_sk(scope), ev.id, fid) for fid in ev.fact_ids],
+                    )
             if added:
                 self._bump(db, scope)
         return added
@@ -279,18 +299,37 @@ class SQLiteStore:
                     "completion_tokens = completion_tokens + excluded.completion_tokens, "
                     "seconds = seconds + excluded.seconds, cached_calls = cached_calls + excluded.cached_calls, "
                     "failed_calls = failed_calls + excluded.failed_calls",
-                    (*_sk(scope), phase, u.calls, u.prompt_tokens, u.completion_tokens, u.seconds,
-                     u.cached_calls, u.failed_calls))
+                    (
+                        *_sk(scope),
+                        phase,
+                        u.calls,
+                        u.prompt_tokens,
+                        u.completion_tokens,
+                        u.seconds,
+                        u.cached_calls,
+                        u.failed_calls,
+                    ),
+                )
 
     def usage(self, scope: Scope) -> dict[str, Usage]:
-        rows = self._q(f"SELECT phase, calls, prompt_tokens, completion_tokens, seconds, cached_calls, "
-                       f"failed_calls FROM usage WHERE {_SCOPE} ORDER BY phase", _sk(scope))
+        rows = self._q(
+            f"SELECT phase, calls, prompt_tokens, completion_tokens, seconds, cached_calls, "
+            f"failed_calls FROM usage WHERE {_SCOPE} ORDER BY phase",
+            _sk(scope),
+        )
         return {r[0]: Usage(*r[1:]) for r in rows}
 
     # -- lifecycle (deletion, linking state, history; see sqlite_lifecycle) ------------------------------
 
-    def delete_records(self, scope: Scope, *, turn_ids: Sequence[str] = (), context_ids: Sequence[str] = (),
-                       fact_ids: Sequence[str] = (), event_ids: Sequence[str] = ()) -> dict[str, int]:
+    def delete_records(
+        self,
+        scope: Scope,
+        *,
+        turn_ids: Sequence[str] = (),
+        context_ids: Sequence[str] = (),
+        fact_ids: Sequence[str] = (),
+        event_ids: Sequence[str] = (),
+    ) -> dict[str, int]:
         with self._tx() as db:
             counts = life.delete_records(db, _sk(scope), turn_ids, context_ids, fact_ids, event_ids)
             self._bump(db, scope)
@@ -301,8 +340,7 @@ class SQLiteStore:
             return life.delete_scope(db, _sk(scope))
 
     def unlinked_facts(self, scope: Scope) -> list[str]:
-        return [r[0] for r in self._q(f"SELECT id FROM facts WHERE {_SCOPE} AND linked = 0 ORDER BY rowid",
-                                      _sk(scope))]
+        return [r[0] for r in self._q(f"SELECT id FROM facts WHERE {_SCOPE} AND linked = 0 ORDER BY rowid", _sk(scope))]
 
     def set_linked(self, scope: Scope, fact_ids: Sequence[str], linked: bool = True) -> None:
         if fact_ids:
@@ -314,8 +352,9 @@ class SQLiteStore:
             life.restore_states(db, _sk(scope), states)
             self._bump(db, scope)
 
-    def append_history(self, scope: Scope, op: str, detail: Mapping[str, object],
-                       timestamp: float | None = None) -> HistoryEntry:
+    def append_history(
+        self, scope: Scope, op: str, detail: Mapping[str, object], timestamp: float | None = None
+    ) -> HistoryEntry:
         with self._tx() as db:
             return life.append_history(db, scope, _sk(scope), op, detail, timestamp)
 

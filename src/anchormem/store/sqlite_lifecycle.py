@@ -28,12 +28,19 @@ def _each(db: sqlite3.Connection, sql: str, sk: ScopeKey, ids: Sequence[str]) ->
     return max(0, cur.rowcount)
 
 
-def delete_records(db: sqlite3.Connection, sk: ScopeKey, turn_ids: Sequence[str], context_ids: Sequence[str],
-                   fact_ids: Sequence[str], event_ids: Sequence[str]) -> dict[str, int]:
+def delete_records(
+    db: sqlite3.Connection,
+    sk: ScopeKey,
+    turn_ids: Sequence[str],
+    context_ids: Sequence[str],
+    fact_ids: Sequence[str],
+    event_ids: Sequence[str],
+) -> dict[str, int]:
     members: set[str] = set()
     for eid in dict.fromkeys(event_ids):
-        members.update(r[0] for r in db.execute(f"SELECT fact_id FROM event_facts WHERE {SCOPE} AND event_id = ?",
-                                                (*sk, eid)))
+        members.update(
+            r[0] for r in db.execute(f"SELECT fact_id FROM event_facts WHERE {SCOPE} AND event_id = ?", (*sk, eid))
+        )
     _each(db, f"DELETE FROM event_facts WHERE {SCOPE} AND event_id = ?", sk, event_ids)
     events = _each(db, f"DELETE FROM events WHERE {SCOPE} AND id = ?", sk, event_ids)
     _each(db, f"DELETE FROM event_facts WHERE {SCOPE} AND fact_id = ?", sk, fact_ids)
@@ -52,8 +59,10 @@ def delete_scope(db: sqlite3.Connection, sk: ScopeKey) -> dict[str, int]:
     if row is not None:
         floor = db.execute("SELECT value FROM meta WHERE key = 'version_floor'").fetchone()
         value = max(int(row[0]), int(floor[0]) if floor else 0)
-        db.execute("INSERT INTO meta VALUES ('version_floor', ?) ON CONFLICT (key) DO UPDATE SET "
-                   "value = excluded.value", (str(value),))
+        db.execute(
+            "INSERT INTO meta VALUES ('version_floor', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (str(value),),
+        )
         db.execute(f"DELETE FROM scopes WHERE {SCOPE}", sk)
     return {k: counts[k] for k in ("turns", "contexts", "facts", "events")}
 
@@ -63,18 +72,22 @@ def set_linked(db: sqlite3.Connection, sk: ScopeKey, fact_ids: Sequence[str], li
 
 
 def restore_states(db: sqlite3.Connection, sk: ScopeKey, states: Sequence[ExtractionState]) -> None:
-    db.executemany(f"UPDATE contexts SET status = ?, error = ?, attempts = ? WHERE {SCOPE} AND id = ?",
-                   [(s.status, s.error, s.attempts, *sk, s.context_id) for s in states])
+    db.executemany(
+        f"UPDATE contexts SET status = ?, error = ?, attempts = ? WHERE {SCOPE} AND id = ?",
+        [(s.status, s.error, s.attempts, *sk, s.context_id) for s in states],
+    )
 
 
-def append_history(db: sqlite3.Connection, scope: Scope, sk: ScopeKey, op: str, detail: Mapping[str, Any],
-                   timestamp: float | None) -> HistoryEntry:
+def append_history(
+    db: sqlite3.Connection, scope: Scope, sk: ScopeKey, op: str, detail: Mapping[str, Any], timestamp: float | None
+) -> HistoryEntry:
     when = time.time() if timestamp is None else float(timestamp)
     payload = json.dumps(dict(detail), ensure_ascii=False, sort_keys=True)
-    cur = db.execute("INSERT INTO history (timestamp, user_id, agent_id, run_id, op, detail) VALUES (?,?,?,?,?,?)",
-                     (when, *sk, op, payload))
-    return HistoryEntry(seq=int(cur.lastrowid or 0), timestamp=when, op=op, scope=scope,
-                        detail=json.loads(payload))
+    cur = db.execute(
+        "INSERT INTO history (timestamp, user_id, agent_id, run_id, op, detail) VALUES (?,?,?,?,?,?)",
+        (when, *sk, op, payload),
+    )
+    return HistoryEntry(seq=int(cur.lastrowid or 0), timestamp=when, op=op, scope=scope, detail=json.loads(payload))
 
 
 def checkpoint(db: sqlite3.Connection, attempts: int = 20) -> bool:
