@@ -17,8 +17,8 @@ import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 
-from anchormem.mcp_server import build_server
 from anchormem.memory import Memory
+from anchormem.server.mcp import build_server
 from tests.fixtures import SESSION_1, SESSION_2
 
 TURNS = [{"speaker": s, "text": t, "session": "1", "timestamp": "2024-03-01 10:00"} for s, t in SESSION_1] + [

@@ -6,6 +6,7 @@ LLM configured it extracts facts, writes events and answers with the LLM too.
 
 from __future__ import annotations
 
+import argparse
 import json
 import tempfile
 from dataclasses import replace
@@ -13,13 +14,24 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from anchormem.cli import output
+from anchormem.cli.common import settings_from, store_options
 from anchormem.cli.progress import Bars
 from anchormem.config import Settings
 from anchormem.ingest.sources import Conversation, parse_messages
-from anchormem.memory import Memory
+from anchormem.serialize import report_dict, to_jsonable
 
 DEMO_USER = "demo"
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("demo", help="build a memory from a shipped conversation and query it")
+    p.add_argument("--keep", action="store_true", help="keep the demo store (default: a temporary one)")
+    store_options(p)
+    p.set_defaults(handler=cmd_demo)
+
+
+def cmd_demo(args: argparse.Namespace) -> Any:
+    return run_demo(settings_from(args), keep=args.keep, as_json=args.json, quiet=args.quiet)
 
 
 def demo_data() -> dict[str, Any]:
@@ -29,6 +41,8 @@ def demo_data() -> dict[str, Any]:
 
 
 def run_demo(settings: Settings, keep: bool = False, as_json: bool = False, quiet: bool = False) -> Any:
+    from anchormem.memory import Memory
+
     data = demo_data()
     conversation = Conversation(name="demo", turns=tuple(parse_messages(data["messages"], where="demo")))
     with tempfile.TemporaryDirectory(prefix="anchormem-demo-") as tmp:
@@ -56,7 +70,7 @@ def run_demo(settings: Settings, keep: bool = False, as_json: bool = False, quie
             answers: list[dict[str, Any]] = []
             for question in data["questions"]:
                 result = mem.search(question, user_id=DEMO_USER, max_contexts=3)
-                item: dict[str, Any] = {"question": question, "memories": output.to_jsonable(result)}
+                item: dict[str, Any] = {"question": question, "memories": to_jsonable(result)}
                 say(f"\n=== {question}")
                 for hit in result.contexts:
                     c = hit.context
@@ -76,7 +90,7 @@ def run_demo(settings: Settings, keep: bool = False, as_json: bool = False, quie
             if keep:
                 say(f"\nstore kept at {store}")
             if as_json:
-                return {"report": output.report_dict(report), "stats": output.to_jsonable(stats), "questions": answers}
+                return {"report": report_dict(report), "stats": to_jsonable(stats), "questions": answers}
     return None
 
 

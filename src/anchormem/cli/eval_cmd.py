@@ -7,24 +7,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from anchormem.cli.common import settings_from, store_options
+
 if TYPE_CHECKING:
     from anchormem.config import LLMSettings, Settings
     from anchormem.eval.runner import EvalConfig
 
-VARIANT_HELP = (
-    "anchormem (default), paper, no-events, no-context (anchor facts shown instead of contexts), "
-    "chunks (NaiveRAG), bm25"
-)
 
-
-def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("eval", help="evaluate on LoCoMo (see: anchormem eval --help)")
     inner = p.add_subparsers(dest="eval_command", required=True, metavar="EVAL_COMMAND")
     s = inner.add_parser("score", help="score an answers file (F1, BLEU-1) against LoCoMo")
     s.add_argument("--data", required=True, help="LoCoMo file (locomo10.json)")
     s.add_argument("--answers", required=True, help="JSONL with sample_id, qa_index, answer")
     s.add_argument("--samples", help="comma-separated sample ids (default: all)")
-    common(s)
+    store_options(s)
     s.set_defaults(handler=cmd_score)
 
     s = inner.add_parser("locomo", help="the paper's evaluation: build memories, ask every question, report")
@@ -32,7 +29,7 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     s.add_argument("--k", type=int, default=10, help="top-k facts and events (default 10)")
     s.add_argument("--tau", type=float, default=0.85, help="fact similarity threshold of the event graph")
     s.add_argument("--n-neighbors", type=int, default=3, help="neighbours per fact in the event graph (N)")
-    common(s)
+    store_options(s)
     s.set_defaults(handler=cmd_locomo)
 
     s = inner.add_parser("sweep", help="the LoCoMo evaluation over a grid of tau, N and k")
@@ -42,7 +39,7 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     s.add_argument(
         "--n", "--n-neighbors", dest="n", type=_ints, default=(3,), help="comma-separated N values (default 3)"
     )
-    common(s)
+    store_options(s)
     s.set_defaults(handler=cmd_sweep)
 
 
@@ -54,7 +51,15 @@ def _run_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--events", help="precomputed events JSONL (default: integrate with the LLM, else extractive)")
     s.add_argument("--no-answer", action="store_true", help="retrieval only: score evidence recall")
     s.add_argument("--max-contexts", type=int, help="at most this many contexts (default: k)")
-    s.add_argument("--variant", default="anchormem", help=VARIANT_HELP)
+    from anchormem.eval.runner import eval_variants
+
+    s.add_argument(
+        "--variant",
+        default="anchormem",
+        choices=eval_variants(),
+        metavar="VARIANT",
+        help=f"retrieval recipe, or no-context (anchor facts shown instead of contexts): {', '.join(eval_variants())}",
+    )
     g = s.add_argument_group("reader and judge (default: the extraction LLM, then the reader)")
     for role in ("reader", "judge"):
         g.add_argument(f"--{role}-url", help=f"{role} OpenAI-compatible base URL")
@@ -111,7 +116,6 @@ def _role(args: argparse.Namespace, role: str, fallback: LLMSettings | None) -> 
 
 
 def _config(args: argparse.Namespace, **grid: Any) -> EvalConfig:
-    from anchormem.cli.main import settings_from
     from anchormem.eval.runner import EvalConfig
 
     settings: Settings = settings_from(args)

@@ -6,18 +6,18 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from anchormem.cli.common import open_memory, scope_options, store_options
 from anchormem.errors import InputError
+from anchormem.serialize import to_jsonable
 
 
-def register(
-    sub: Any, common: Callable[[argparse.ArgumentParser], None], scope: Callable[[argparse.ArgumentParser], None]
-) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("delete", help="forget a session, turn or context (and all derived from it), or a whole user")
-    scope(p)
+    scope_options(p)
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--session", help="session label, e.g. 3")
     target.add_argument("--turn", help="turn id, e.g. D3:7")
@@ -27,38 +27,29 @@ def register(
         action="store_true",
         help="the whole memory (every agent/run of the user unless --agent/--run narrow it)",
     )
-    common(p)
+    store_options(p)
     p.set_defaults(handler=cmd_delete)
 
     p = sub.add_parser("history", help="the append-only record of changes to a memory")
-    scope(p)
+    scope_options(p)
     p.add_argument("--limit", type=int, help="only the newest N entries")
-    common(p)
+    store_options(p)
     p.set_defaults(handler=cmd_history)
 
     p = sub.add_parser("export", help="write a user's memory as JSONL (stdout, or --out FILE)")
-    scope(p)
+    scope_options(p)
     p.add_argument("--out", help="file to write (written whole, then renamed into place)")
-    common(p)
+    store_options(p)
     p.set_defaults(handler=cmd_export)
 
     p = sub.add_parser("import", help="load a JSONL export into empty scopes of the store")
     p.add_argument("file", help="the export (JSONL; - for stdin)")
-    common(p)
+    store_options(p)
     p.set_defaults(handler=cmd_import)
 
 
-def _memory(args: argparse.Namespace) -> Any:
-    from anchormem.cli.main import settings_from
-    from anchormem.memory import Memory
-
-    return Memory(settings_from(args))
-
-
 def cmd_delete(args: argparse.Namespace) -> Any:
-    from anchormem.cli.output import to_jsonable
-
-    with _memory(args) as mem:
+    with open_memory(args) as mem:
         report = mem.delete(
             user_id=args.user,
             agent_id=args.agent,
@@ -72,9 +63,7 @@ def cmd_delete(args: argparse.Namespace) -> Any:
 
 
 def cmd_history(args: argparse.Namespace) -> Any:
-    from anchormem.cli.output import to_jsonable
-
-    with _memory(args) as mem:
+    with open_memory(args) as mem:
         entries = mem.history(user_id=args.user, agent_id=args.agent, run_id=args.run, limit=args.limit)
     if args.json:
         return to_jsonable(entries)
@@ -91,7 +80,7 @@ def history_line(entry: Any) -> str:
 
 
 def cmd_export(args: argparse.Namespace) -> None:
-    with _memory(args) as mem:
+    with open_memory(args) as mem:
         records = mem.export(user_id=args.user, agent_id=args.agent, run_id=args.run)
         if not args.out:
             for record in records:
@@ -111,9 +100,7 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> Any:
-    from anchormem.cli.output import to_jsonable
-
-    with _memory(args) as mem:
+    with open_memory(args) as mem:
         return to_jsonable(mem.import_records(read_jsonl(args.file)))
 
 

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from anchormem.cli.common import open_memory, store_options
 
 DEFAULT_PORT = 8420
 DEFAULT_MCP_PORT = 8421
 
 
-def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+def register(sub: Any) -> None:
     p = sub.add_parser("serve", help="run the REST API (FastAPI + uvicorn)")
     p.add_argument("--keys", required=True, help="API keys file (create keys with: anchormem serve-key add)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
@@ -26,7 +28,7 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     )
     p.add_argument("--jobs", type=int, default=2, help="background ingest jobs run at once (2)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
-    common(p)
+    store_options(p)
     p.set_defaults(handler=cmd_serve)
 
     p = sub.add_parser("serve-key", help="create, list or revoke API keys of the REST API")
@@ -36,16 +38,16 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     k.add_argument("--user", action="append", default=[], help="a user this key may access (repeatable)")
     k.add_argument("--admin", action="store_true", help="the key may access every user")
     k.add_argument("--note", default="", help="what the key is for")
-    common(k)
+    store_options(k)
     k.set_defaults(handler=cmd_key_add)
     k = inner.add_parser("list", help="list keys (ids, users; never the keys)")
     k.add_argument("--keys", required=True, help="API keys file")
-    common(k)
+    store_options(k)
     k.set_defaults(handler=cmd_key_list)
     k = inner.add_parser("revoke", help="remove a key by its id")
     k.add_argument("id", help="key id (k-...)")
     k.add_argument("--keys", required=True, help="API keys file")
-    common(k)
+    store_options(k)
     k.set_defaults(handler=cmd_key_revoke)
 
     p = sub.add_parser("mcp", help="serve one user's memory to agents over MCP (stdio or streamable HTTP)")
@@ -61,23 +63,8 @@ def register(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> Non
     p.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=DEFAULT_MCP_PORT, help=f"HTTP port (default {DEFAULT_MCP_PORT})")
     p.add_argument("--path", default="/mcp", help="HTTP endpoint path (default /mcp)")
-    common(p)
+    store_options(p)
     p.set_defaults(handler=cmd_mcp)
-
-
-def _memory(args: argparse.Namespace) -> Any:
-    """A Memory with its store and embedder loaded now, before the first request."""
-    from anchormem.cli.main import settings_from
-    from anchormem.memory import Memory
-
-    memory = Memory(settings_from(args))
-    try:
-        memory.store  # noqa: B018  (open the store now)
-        memory.embedder  # noqa: B018  (load the model once, not on racing first requests)
-    except BaseException:
-        memory.close()
-        raise
-    return memory
 
 
 def cmd_serve(args: argparse.Namespace) -> Any:
@@ -86,21 +73,32 @@ def cmd_serve(args: argparse.Namespace) -> Any:
     from anchormem.server.app import create_app
     from anchormem.server.keys import KeyRing
 
+    _log_to_stderr(args.log_level)
     keys = KeyRing(args.keys)
-    memory = _memory(args)
+    memory = open_memory(args)
     try:
         app = create_app(
             memory, keys, max_body=args.max_body, background_turns=args.background_turns, job_concurrency=args.jobs
         )
         print(
-            f"anchormem: serving {memory.settings.store} on http://{args.host}:{args.port} "
-            f"({len(keys)} keys; OpenAPI at /openapi.json, docs at /docs)",
+            f"anchormem: serving {memory.settings.store} on http://{args.host}:{args.port} once the store is open "
+            f"and the embedding model loaded ({len(keys)} keys; OpenAPI at /openapi.json, docs at /docs)",
             file=sys.stderr,
         )
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     finally:
         memory.close()
     return None
+
+
+def _log_to_stderr(level: str) -> None:
+    """Show the service's own log lines (startup, failed requests) beside uvicorn's."""
+    logger = logging.getLogger("anchormem")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s: %(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(level.upper())
 
 
 def cmd_key_add(args: argparse.Namespace) -> Any:
@@ -133,10 +131,13 @@ def cmd_key_revoke(args: argparse.Namespace) -> Any:
 
 
 def cmd_mcp(args: argparse.Namespace) -> Any:
-    from anchormem.mcp_server import build_server
+    from anchormem.server.mcp import build_server
+    from anchormem.server.warmup import warm_up
 
-    memory = _memory(args)
+    memory = open_memory(args)
     try:
+        seconds = warm_up(memory)
+        print(f"anchormem: store open and embedding model loaded in {seconds:.1f} s", file=sys.stderr)
         server = build_server(memory, user_id=args.user, agent_id=args.agent, run_id=args.run)
         if args.transport == "stdio":
             server.run("stdio")

@@ -45,20 +45,27 @@ from anchormem.prompts import answer as answer_prompt
 from anchormem.query.render import render_memories
 from anchormem.query.retrieve import RECIPES
 
-__all__ = ["EVAL_VARIANTS", "EvalConfig", "EvalResult", "LocomoRun", "MemoryFactory", "render_facts", "run_locomo"]
+__all__ = [
+    "EVAL_ONLY_VARIANTS",
+    "EvalConfig",
+    "EvalResult",
+    "LocomoRun",
+    "MemoryFactory",
+    "eval_variants",
+    "render_facts",
+    "run_locomo",
+]
 
 MemoryFactory = Callable[[Settings], Memory]
 
-# Evaluation variant -> retrieval recipe. ``no-context`` retrieves like ``anchormem`` but shows the reader
-# the anchor facts instead of the contexts; ``chunks`` is NaiveRAG (the contexts embedded themselves).
-EVAL_VARIANTS: dict[str, str] = {
-    "anchormem": "anchormem",
-    "paper": "paper",
-    "no-events": "no-events",
-    "no-context": "anchormem",
-    "chunks": "chunks",
-    "bm25": "bm25",
-}
+# Variants only the evaluation has, each with the retrieval recipe it runs: ``no-context`` retrieves like
+# ``anchormem`` but shows the reader the anchor facts instead of the contexts.
+EVAL_ONLY_VARIANTS: dict[str, str] = {"no-context": "anchormem"}
+
+
+def eval_variants() -> tuple[str, ...]:
+    """Every variant the evaluation accepts: each retrieval recipe, then the evaluation's own."""
+    return (*RECIPES, *EVAL_ONLY_VARIANTS)
 
 
 @dataclass(frozen=True)
@@ -93,12 +100,9 @@ class EvalConfig:
         return self.max_contexts or self.k
 
     def retrieval_variant(self) -> str:
-        recipe = EVAL_VARIANTS.get(self.variant, self.variant)
+        recipe = EVAL_ONLY_VARIANTS.get(self.variant, self.variant)
         if recipe not in RECIPES:
-            raise ConfigError(
-                f"unknown variant {self.variant!r}; choose one of "
-                f"{', '.join(sorted(set(EVAL_VARIANTS) | set(RECIPES)))}"
-            )
+            raise ConfigError(f"unknown variant {self.variant!r}; choose one of {', '.join(eval_variants())}")
         return recipe
 
     def memory_settings(self) -> Settings:

@@ -1,4 +1,5 @@
-"""anchormem as a service: the REST API (``anchormem serve``). See :func:`create_app`."""
+"""anchormem as a service: the REST API (``anchormem serve``, see :func:`create_app`) and the MCP
+server (``anchormem mcp``, see :mod:`anchormem.server.mcp`)."""
 
 from __future__ import annotations
 

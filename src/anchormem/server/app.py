@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio.to_thread
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -20,6 +22,9 @@ from anchormem.server.routes_memory import router as memory_router
 from anchormem.server.routes_records import router as records_router
 from anchormem.server.routes_records import service_router
 from anchormem.server.service import DEFAULT_BACKGROUND_TURNS, DEFAULT_MAX_BODY, Service
+from anchormem.server.warmup import warm_up
+
+log = logging.getLogger("anchormem.server")
 
 DESCRIPTION = """Long-term memory for LLM agents (AnchorMem): add conversations, search the original words
 with provenance, answer with citations.
@@ -86,9 +91,13 @@ def create_app(
     max_body: int = DEFAULT_MAX_BODY,
     background_turns: int = DEFAULT_BACKGROUND_TURNS,
     job_concurrency: int = 2,
+    warm: bool = True,
 ) -> FastAPI:
     """The REST API over ``memory``; ``keys`` decides who may touch which user's memory.
-    The caller owns ``memory`` (and closes it after the server stops)."""
+    The caller owns ``memory`` (and closes it after the server stops).
+
+    ``warm``: at startup, before any request is served (uvicorn listens only after it), open the
+    store and load the embedding model, so the first request does not wait for them."""
     service = Service(
         memory=memory,
         keys=keys,
@@ -99,6 +108,9 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if warm:
+            seconds = await anyio.to_thread.run_sync(warm_up, memory)
+            log.info("store open and embedding model loaded in %.1f s; accepting requests", seconds)
         yield
         await service.jobs.drain()
 
@@ -122,5 +134,5 @@ def create_app(
 
 def openapi_schema() -> dict[str, Any]:
     """The service's OpenAPI document (what ``docs/openapi.json`` holds)."""
-    app = create_app(Memory(), KeyRing())
+    app = create_app(Memory(), KeyRing(), warm=False)
     return app.openapi()

@@ -17,10 +17,10 @@ from typing import Any
 
 import anyio.to_thread
 
-from anchormem.cli.output import report_dict
 from anchormem.errors import AnchorMemError
 from anchormem.ingest.pipeline import Progress
 from anchormem.model import IngestReport, Scope
+from anchormem.serialize import report_dict
 from anchormem.server.errors import classify
 
 log = logging.getLogger("anchormem.server")

@@ -9,12 +9,12 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from anchormem.cli.output import report_dict, to_jsonable
 from anchormem.errors import InputError
 from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.sources import Conversation, is_locomo, parse_locomo, parse_messages
 from anchormem.model import IngestReport
 from anchormem.scopes import make_scope
+from anchormem.serialize import report_dict, to_jsonable
 from anchormem.server.errors import ApiError
 from anchormem.server.schemas import AddRequest, AnswerRequest, ErrorResponse, Job, SearchRequest
 from anchormem.server.service import Svc, UserId

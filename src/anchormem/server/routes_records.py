@@ -12,7 +12,7 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from anchormem import __version__
-from anchormem.cli.output import to_jsonable
+from anchormem.serialize import to_jsonable
 from anchormem.server.schemas import MAX_PAGE, ErrorResponse, Health, Kind, Page, UserList
 from anchormem.server.service import Key, Svc, UserId
 

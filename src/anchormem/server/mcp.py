@@ -19,12 +19,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from anchormem import __version__
-from anchormem.cli.output import report_dict, to_jsonable
 from anchormem.errors import AnchorMemError
 from anchormem.ingest.sources import Conversation, parse_messages
 from anchormem.memory import Memory
 from anchormem.query.render import render_memories
 from anchormem.scopes import make_scope
+from anchormem.serialize import report_dict, to_jsonable
 from anchormem.server.errors import classify
 
 T = TypeVar("T")

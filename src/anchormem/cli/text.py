@@ -1,34 +1,11 @@
-"""How CLI results look: JSON for scripts, short readable text for people."""
+"""How CLI results look to people: short readable text (``--json`` output is :mod:`anchormem.serialize`)."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
-from anchormem.model import Answer, Context, Event, Fact, IngestReport, Scope, SearchResult, Stats, Turn
-
-
-def one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def to_jsonable(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        if isinstance(value, SearchResult):
-            out["turn_ids"] = value.turn_ids
-        return out
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
-    return value
-
-
-def report_dict(report: IngestReport) -> dict[str, Any]:
-    data: dict[str, Any] = to_jsonable(report)
-    data["seconds"] = round(report.seconds, 3)
-    return data
+from anchormem.model import Answer, Context, Event, Fact, Scope, SearchResult, Stats, Turn
+from anchormem.serialize import to_jsonable
 
 
 def to_text(value: Any) -> str:

@@ -1,0 +1,104 @@
+"""What every ``anchormem`` command shares: the store/model options, the scope options, the
+settings they give, and the one way a command is run (``handler(args) -> result``)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from anchormem.config import Settings
+from anchormem.embed.factory import BACKENDS
+from anchormem.errors import ConfigError
+from anchormem.query.retrieve import RECIPES
+
+if TYPE_CHECKING:
+    from anchormem.memory import Memory
+
+Handler = Callable[[argparse.Namespace], Any]
+"""A command: parsed arguments in, a result out (printed as text, or as JSON with ``--json``;
+``None`` prints nothing)."""
+
+
+def store_options(p: argparse.ArgumentParser) -> None:
+    """``--store``, ``--config``, the LLM and embedder, ``--json`` and ``--quiet``."""
+    g = p.add_argument_group("store and models")
+    g.add_argument("--store", help="store file (env ANCHORMEM_STORE; default ~/.anchormem/memory.db)")
+    g.add_argument("--config", help="TOML config file (env ANCHORMEM_CONFIG)")
+    g.add_argument(
+        "--llm-url", help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (env ANCHORMEM_LLM_BASE_URL)"
+    )
+    g.add_argument("--llm-model", help="model name at that endpoint (env ANCHORMEM_LLM_MODEL)")
+    g.add_argument("--llm-key", help="API key (env ANCHORMEM_LLM_API_KEY or OPENAI_API_KEY)")
+    g.add_argument(
+        "--embed-backend",
+        choices=list(BACKENDS),
+        help="embedding backend (default minilm: all-MiniLM-L6-v2, offline)",
+    )
+    g.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    g.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+
+
+def scope_options(p: argparse.ArgumentParser, required: bool = True) -> None:
+    """``--user`` (whose memory), ``--agent`` and ``--run``."""
+    p.add_argument("--user", required=required, help="user id (whose memory)")
+    p.add_argument("--agent", help="agent id (optional finer scope)")
+    p.add_argument("--run", help="run id (optional finer scope)")
+
+
+def variant_option(p: argparse.ArgumentParser) -> None:
+    """``--variant``: one of the retrieval recipes."""
+    p.add_argument(
+        "--variant",
+        choices=list(RECIPES),
+        metavar="VARIANT",
+        help=f"retrieval recipe: {', '.join(RECIPES)} (default anchormem)",
+    )
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """The settings the options give (over the environment and the config file), with the
+    retrieval variant and embedding backend checked against their registries."""
+    overrides: dict[str, Any] = {
+        "store": args.store,
+        "llm__base_url": args.llm_url,
+        "llm__model": args.llm_model,
+        "llm__api_key": args.llm_key,
+        "embed__backend": args.embed_backend,
+    }
+    settings = Settings.load(config_file=args.config, **overrides)
+    check_names(settings)
+    return settings
+
+
+def check_names(settings: Settings) -> None:
+    """A :class:`ConfigError` for a retrieval variant or embedding backend no registry holds."""
+    if settings.retrieval.variant not in RECIPES:
+        raise ConfigError(
+            f"unknown retrieval variant {settings.retrieval.variant!r}; choose one of {', '.join(RECIPES)}"
+        )
+    if settings.embed.backend not in BACKENDS:
+        raise ConfigError(f"unknown embedding backend {settings.embed.backend!r}; choose one of {', '.join(BACKENDS)}")
+
+
+def scope_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {"user_id": args.user, "agent_id": args.agent, "run_id": args.run}
+
+
+def open_memory(args: argparse.Namespace) -> Memory:
+    """The :class:`Memory` the options name (nothing is opened or loaded until first use)."""
+    from anchormem.memory import Memory
+
+    return Memory(settings_from(args))
+
+
+def with_memory(command: Callable[[Memory, argparse.Namespace], Any]) -> Handler:
+    """A handler that runs ``command`` on the memory the options name, closed afterwards."""
+
+    def handler(args: argparse.Namespace) -> Any:
+        with open_memory(args) as memory:
+            return command(memory, args)
+
+    handler.__name__ = handler.__qualname__ = command.__name__
+    handler.__doc__ = command.__doc__
+    return handler

@@ -1,0 +1,106 @@
+"""``anchormem add | search | answer | stats | list | get | users``: a memory's everyday commands."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from anchormem.cli.common import scope_kwargs, scope_options, store_options, variant_option, with_memory
+from anchormem.cli.progress import Bars
+from anchormem.errors import InputError
+from anchormem.serialize import report_dict
+
+if TYPE_CHECKING:
+    from anchormem.memory import Memory
+
+KINDS = ("turns", "contexts", "facts", "events")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("add", help="add a conversation (LoCoMo file or JSON/JSONL messages)")
+    p.add_argument("file")
+    scope_options(p)
+    p.add_argument("--sample", help="LoCoMo sample id to add (e.g. conv-26)")
+    p.add_argument(
+        "--all-samples", action="store_true", help="add every LoCoMo sample, each as its own run (--run = sample id)"
+    )
+    p.add_argument("--facts", help="precomputed facts JSONL (records with dia_ids and facts)")
+    p.add_argument("--events", help="precomputed events JSONL (records with event and source_facts)")
+    store_options(p)
+    p.set_defaults(handler=with_memory(cmd_add))
+
+    p = sub.add_parser("search", help="retrieve memories for a query, with provenance")
+    p.add_argument("query")
+    scope_options(p)
+    p.add_argument("--k", type=int, help="top-k facts and events (default 10)")
+    p.add_argument("--max-contexts", type=int, help="at most this many contexts (default 10)")
+    variant_option(p)
+    store_options(p)
+    p.set_defaults(handler=with_memory(cmd_search))
+
+    p = sub.add_parser("answer", help="answer a question from memory with the configured LLM")
+    p.add_argument("question")
+    scope_options(p)
+    p.add_argument("--k", type=int, help="top-k facts and events (default 10)")
+    store_options(p)
+    p.set_defaults(handler=with_memory(cmd_answer))
+
+    p = sub.add_parser("stats", help="counts of contexts, facts, events and LLM usage")
+    scope_options(p)
+    store_options(p)
+    p.set_defaults(handler=with_memory(cmd_stats))
+
+    p = sub.add_parser("list", help="list turns, contexts, facts or events of a memory")
+    p.add_argument("kind", choices=KINDS)
+    scope_options(p)
+    store_options(p)
+    p.set_defaults(handler=with_memory(cmd_list))
+
+    p = sub.add_parser("get", help="show one record by id (c-…, f-…, e-… or a turn id)")
+    p.add_argument("id")
+    scope_options(p)
+    store_options(p)
+    p.set_defaults(handler=with_memory(cmd_get))
+
+    p = sub.add_parser("users", help="list the memories (user / agent / run) in the store")
+    store_options(p)
+    p.set_defaults(handler=with_memory(cmd_users))
+
+
+def cmd_add(mem: Memory, args: argparse.Namespace) -> Any:
+    with Bars(enabled=not (args.quiet or args.json)) as bars:
+        if args.all_samples:
+            if args.sample or args.run:
+                raise InputError("--all-samples cannot be combined with --sample or --run")
+            reports = mem.add_all(
+                args.file, user_id=args.user, agent_id=args.agent, facts=args.facts, events=args.events, progress=bars
+            )
+            return {name: report_dict(r) for name, r in reports.items()}
+        report = mem.add(
+            args.file, sample=args.sample, facts=args.facts, events=args.events, progress=bars, **scope_kwargs(args)
+        )
+    return report_dict(report)
+
+
+def cmd_search(mem: Memory, args: argparse.Namespace) -> Any:
+    return mem.search(args.query, k=args.k, max_contexts=args.max_contexts, variant=args.variant, **scope_kwargs(args))
+
+
+def cmd_answer(mem: Memory, args: argparse.Namespace) -> Any:
+    return mem.answer(args.question, k=args.k, **scope_kwargs(args))
+
+
+def cmd_stats(mem: Memory, args: argparse.Namespace) -> Any:
+    return mem.stats(**scope_kwargs(args))
+
+
+def cmd_list(mem: Memory, args: argparse.Namespace) -> Any:
+    return mem.list(args.kind, **scope_kwargs(args))
+
+
+def cmd_get(mem: Memory, args: argparse.Namespace) -> Any:
+    return mem.get(args.id, **scope_kwargs(args))
+
+
+def cmd_users(mem: Memory, args: argparse.Namespace) -> Any:
+    return mem.users()
