@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Self
 
 import httpx
@@ -14,21 +14,15 @@ import numpy as np
 from anchormem.embed.protocol import Vectors
 from anchormem.embed.vectors import batches, empty_vectors, l2_normalize
 from anchormem.errors import ConfigError, EmbeddingError
+from anchormem.http import EndpointErrors, JsonEndpoint, RetryPolicy, endpoint_url, snippet
 
-_RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+EMBEDDING_ERRORS = EndpointErrors(unavailable=EmbeddingError, rejected=EmbeddingError, bad_response=EmbeddingError)
 
 
 def embeddings_url(base_url: str) -> str:
     """``http://host:8000``, ``http://host:8000/v1`` and the full URL all map to
     ``http://host:8000/v1/embeddings``."""
-    url = base_url.strip().rstrip("/")
-    if not url.startswith(("http://", "https://")):
-        raise ConfigError(f"embedding base URL must start with http:// or https://, got {base_url!r}")
-    if url.endswith("/embeddings"):
-        return url
-    if not url.endswith("/v1"):
-        url += "/v1"
-    return url + "/embeddings"
+    return endpoint_url(base_url, "embeddings", label="embedding")
 
 
 class OpenAIEmbedder:
@@ -36,8 +30,8 @@ class OpenAIEmbedder:
 
     ``dim`` may be given up front; otherwise it is learned from the first answer (reading
     :attr:`dim` before any :meth:`embed` call sends one short probe request).
-    Transient failures (connection errors, timeouts, HTTP 408/429/5xx) are retried
-    ``max_retries`` times; then :class:`EmbeddingError` names the URL.
+    Transient failures are retried ``max_retries`` times under the shared policy of
+    :mod:`anchormem.http`; then :class:`EmbeddingError` names the URL.
     """
 
     def __init__(
@@ -50,16 +44,24 @@ class OpenAIEmbedder:
         max_retries: int = 2,
         dim: int | None = None,
         transport: httpx.BaseTransport | None = None,
+        backoff: float = 0.25,
+        backoff_max: float = 4.0,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if not model:
             raise ConfigError("the openai embedding backend needs a model name")
-        self._url = embeddings_url(base_url)
+        self._endpoint = JsonEndpoint(
+            embeddings_url(base_url),
+            label="embedding endpoint",
+            errors=EMBEDDING_ERRORS,
+            policy=RetryPolicy(retries=max_retries, backoff=backoff, backoff_max=backoff_max, sleep=sleep),
+            api_key=api_key,
+            timeout=timeout,
+            transport=transport,
+        )
         self._model = model
         self._batch_size = max(1, batch_size)
-        self._max_retries = max(0, max_retries)
         self._dim = dim
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(timeout=timeout, headers=headers, transport=transport)
         self._lock = threading.Lock()
 
     @property
@@ -68,7 +70,7 @@ class OpenAIEmbedder:
 
     @property
     def url(self) -> str:
-        return self._url
+        return self._endpoint.url
 
     @property
     def dim(self) -> int:
@@ -84,7 +86,7 @@ class OpenAIEmbedder:
         return l2_normalize(np.concatenate(parts, axis=0))
 
     def close(self) -> None:
-        self._client.close()
+        self._endpoint.close()
 
     def __enter__(self) -> Self:
         return self
@@ -95,42 +97,16 @@ class OpenAIEmbedder:
     def _embed_batch(self, texts: list[str]) -> Vectors:
         # some servers reject empty inputs; a single space embeds to the same "nothing"
         inputs = [t if t else " " for t in texts]
-        data = self._post({"model": self._model, "input": inputs, "encoding_format": "float"})
-        vectors = _parse_vectors(data, len(texts), self._url)
+        data = self._endpoint.post({"model": self._model, "input": inputs, "encoding_format": "float"})
+        vectors = _parse_vectors(data, len(texts), self.url)
         with self._lock:
             if self._dim is None:
                 self._dim = vectors.shape[1]
         if vectors.shape[1] != self._dim:
             raise EmbeddingError(
-                f"embedding endpoint {self._url} returned {vectors.shape[1]}-dim vectors, expected {self._dim}"
+                f"embedding endpoint {self.url} returned {vectors.shape[1]}-dim vectors, expected {self._dim}"
             )
         return vectors
-
-    def _post(self, body: dict[str, Any]) -> Any:
-        for attempt in range(self._max_retries + 1):
-            last = attempt == self._max_retries
-            try:
-                response = self._client.post(self._url, json=body)
-            except httpx.HTTPError as exc:
-                if last:
-                    raise EmbeddingError(
-                        f"embedding endpoint {self._url} unreachable: {type(exc).__name__}: {exc}"
-                    ) from exc
-            else:
-                if response.status_code < 400:
-                    try:
-                        return response.json()
-                    except ValueError as exc:
-                        raise EmbeddingError(
-                            f"embedding endpoint {self._url} answered with non-JSON: {_snippet(response.text)}"
-                        ) from exc
-                if last or response.status_code not in _RETRY_STATUS:
-                    raise EmbeddingError(
-                        f"embedding endpoint {self._url} failed: HTTP {response.status_code} {_snippet(response.text)}"
-                    )
-            time.sleep(min(4.0, 0.25 * 2**attempt))
-        # not reached: the last attempt returns or raises
-        raise EmbeddingError(f"embedding endpoint {self._url} failed")
 
 
 def _parse_vectors(data: Any, expected: int, url: str) -> Vectors:
@@ -139,7 +115,7 @@ def _parse_vectors(data: Any, expected: int, url: str) -> Vectors:
         rows = [item["embedding"] for item in items]
         matrix = np.asarray(rows, dtype=np.float32)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise EmbeddingError(f"embedding endpoint {url} answered with unexpected JSON: {_snippet(str(data))}") from exc
+        raise EmbeddingError(f"embedding endpoint {url} answered with unexpected JSON: {snippet(str(data))}") from exc
     if matrix.ndim != 2 or matrix.shape[0] != expected or matrix.shape[1] == 0:
         raise EmbeddingError(
             f"embedding endpoint {url} returned {matrix.shape[0] if matrix.ndim else 0} vectors for {expected} texts"
@@ -147,8 +123,3 @@ def _parse_vectors(data: Any, expected: int, url: str) -> Vectors:
     if not np.isfinite(matrix).all():
         raise EmbeddingError(f"embedding endpoint {url} returned non-finite values")
     return matrix
-
-
-def _snippet(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "…"

@@ -1,0 +1,122 @@
+"""The package's layering: no import cycle between its subpackages (and top-level modules), nor
+between the command-line modules. Read from the source (ast), so lazy imports inside functions
+count too; imports only for type checkers (``if TYPE_CHECKING:``) and of the package root (which
+only re-exports) do not."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+import anchormem
+
+ROOT = Path(anchormem.__file__).parent
+Graph = dict[str, set[str]]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node except the bodies of ``if TYPE_CHECKING:`` blocks."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            yield from (n for child in node.orelse for n in [child, *_runtime_nodes(child)])
+            continue
+        yield node
+        yield from _runtime_nodes(node)
+
+
+def imported_modules(path: Path) -> set[str]:
+    """The ``anchormem.*`` modules ``path`` imports at run time (``from pkg import mod`` names ``pkg.mod``)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in _runtime_nodes(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+    modules = {module_name(p) for p in ROOT.rglob("*.py")}
+    return {m for m in found if m in modules and m != "anchormem"}
+
+
+def graph(unit: int, within: str = "anchormem") -> Graph:
+    """Edges between modules under ``within``, each cut to its first ``unit`` name parts."""
+    edges: Graph = defaultdict(set)
+    for path in ROOT.rglob("*.py"):
+        source = module_name(path)
+        if not source.startswith(within + "."):
+            continue
+        for target in imported_modules(path):
+            if target.startswith(within + "."):
+                a, b = ".".join(source.split(".")[:unit]), ".".join(target.split(".")[:unit])
+                if a != b:
+                    edges[a].add(b)
+    return edges
+
+
+def cycles(edges: Graph) -> list[list[str]]:
+    """One cycle per strongly connected component with more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in edges.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones() -> None:
+    imports = imported_modules(ROOT / "cli" / "common.py")
+    assert "anchormem.memory" in imports  # imported inside a function
+    assert "anchormem.config" in imports
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_between_subpackages() -> None:
+    assert cycles(graph(unit=2)) == []
+
+
+def test_no_import_cycle_between_command_line_modules() -> None:
+    assert cycles(graph(unit=3, within="anchormem.cli")) == []
+
+
+def test_library_never_imports_the_shells() -> None:
+    shells = {"anchormem.__main__", "anchormem.cli", "anchormem.server"}
+    edges = graph(unit=2)
+    offenders = {a: sorted(b & shells) for a, b in edges.items() if a not in shells and b & shells}
+    assert offenders == {}
