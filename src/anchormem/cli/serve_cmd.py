@@ -91,11 +91,21 @@ def cmd_serve(args: argparse.Namespace) -> Any:
     return None
 
 
+class _StderrHandler(logging.Handler):
+    """Writes to whatever ``sys.stderr`` is when a line is logged."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(self.format(record), file=sys.stderr)
+        except Exception:
+            self.handleError(record)
+
+
 def _log_to_stderr(level: str) -> None:
     """Show the service's own log lines (startup, failed requests) beside uvicorn's."""
     logger = logging.getLogger("anchormem")
-    if not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler()
         handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s: %(message)s"))
         logger.addHandler(handler)
     logger.setLevel(level.upper())
