@@ -231,3 +231,12 @@ def test_users_lists_only_what_the_key_may_see(client: TestClient) -> None:
     assert [u["user_id"] for u in mine] == ["alice"]
     everyone = client.get("/v1/users", headers={"Authorization": "Bearer key-admin"}).json()["users"]
     assert sorted(u["user_id"] for u in everyone) == ["alice", "bob"]
+
+
+@pytest.mark.parametrize("path", ["search", "answer"])
+def test_an_unknown_variant_is_the_clients_error(client: TestClient, path: str) -> None:
+    add_alice(client)
+    field = "query" if path == "search" else "question"
+    r = client.post(f"/v1/users/alice/{path}", json={field: "cat?", "variant": "bm52"}, headers=A)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["code"] == "validation_error" and "anchormem" in r.json()["error"]["message"]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from anchormem.query.retrieve import RECIPES
 
 MAX_MESSAGES = 20_000
 MAX_PAGE = 1000
@@ -50,6 +52,20 @@ class AddRequest(BaseModel):
     background: bool | None = None
 
 
+VARIANT_FIELD: Any = Field(
+    None,
+    max_length=32,
+    description="retrieval recipe (default: the server's setting)",
+    json_schema_extra={"enum": list(RECIPES)},
+)
+
+
+def _known_variant(value: str | None) -> str | None:
+    if value is not None and value not in RECIPES:
+        raise ValueError(f"unknown retrieval variant {value!r}; choose one of {', '.join(RECIPES)}")
+    return value
+
+
 class SearchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -58,7 +74,9 @@ class SearchRequest(BaseModel):
     run_id: str | None = Field(None, max_length=256)
     k: int | None = Field(None, ge=1, le=200)
     max_contexts: int | None = Field(None, ge=1, le=200)
-    variant: str | None = Field(None, max_length=32)
+    variant: str | None = VARIANT_FIELD
+
+    _variant = field_validator("variant")(_known_variant)
 
 
 class AnswerRequest(BaseModel):
@@ -68,7 +86,9 @@ class AnswerRequest(BaseModel):
     agent_id: str | None = Field(None, max_length=256)
     run_id: str | None = Field(None, max_length=256)
     k: int | None = Field(None, ge=1, le=200)
-    variant: str | None = Field(None, max_length=32)
+    variant: str | None = VARIANT_FIELD
+
+    _variant = field_validator("variant")(_known_variant)
 
 
 class ErrorDetail(BaseModel):
