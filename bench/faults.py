@@ -1,22 +1,43 @@
 """Fault injection: ingest a conversation through an endpoint that fails a fifth of the time (500s,
-time-outs, malformed output; the fake server of tests/fake_llm_server.py on loopback), then re-run
-until every extraction is done. Prints contexts stored and extractions failed then recovered.
+time-outs, malformed output; ``anchormem.llm.fake_server`` on loopback), then re-run until every
+extraction is done. Prints contexts stored and extractions failed then recovered.
 
-    PYTHONPATH=src:. .venv/bin/python bench/faults.py [--turns 200] [--seed 1]
+    PYTHONPATH=src .venv/bin/python bench/faults.py [--turns 200] [--seed 1]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 from pathlib import Path
-
-from tests.test_faults import conversation, faulty_server
+from typing import Any
 
 from anchormem.config import LLMSettings, Settings
 from anchormem.embed.hashing import HashEmbedder
+from anchormem.llm.fake_server import faulty_server
 from anchormem.llm.openai_compat import OpenAICompatLLM
 from anchormem.memory import Memory
+
+
+def conversation(n_turns: int) -> list[dict[str, str]]:
+    return [
+        {
+            "speaker": "Ana" if i % 2 else "Ben",
+            "session": str(1 + i // 10),
+            "text": f"line {i}: we spoke about topic {i % 7} and item {i * 13}",
+        }
+        for i in range(n_turns)
+    ]
+
+
+def reply(body: dict[str, Any]) -> str:
+    """A well-formed answer: one fact per turn of an extraction excerpt, else an event."""
+    content = body["messages"][-1]["content"]
+    if "Excerpt:" in content:
+        lines = content.rsplit("Excerpt:", 1)[-1].splitlines()
+        return json.dumps([line.replace(" said, ", " said ").strip('" ')[:80] for line in lines if " said, " in line])
+    return json.dumps({"event": "Ana and Ben talked about " + " ".join(content[-60:].split())})
 
 
 def main() -> None:
@@ -26,7 +47,7 @@ def main() -> None:
     ap.add_argument("--retries", type=int, default=0, help="client retries per call (default 0: every fault shows)")
     args = ap.parse_args()
     msgs = conversation(args.turns)
-    with tempfile.TemporaryDirectory() as tmp, faulty_server(args.seed, steps=10**5, sleep=0.6) as server:
+    with tempfile.TemporaryDirectory() as tmp, faulty_server(args.seed, steps=10**5, reply=reply, sleep=0.6) as server:
         llm_settings = LLMSettings(
             base_url=server.base_url, model="fake-model", timeout=0.3, max_retries=args.retries, concurrency=4
         )

@@ -199,16 +199,11 @@ def main() -> int:
 
 
 def with_embedded_postgres(args: argparse.Namespace) -> int:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests.pg_server import start_server
+    from pg import embedded_postgres, new_database  # bench/ is on the path when this file runs as a script
 
-    with tempfile.TemporaryDirectory(prefix="anchormem-load-pg-") as tmp:
-        server = start_server(Path(tmp) / "pg")
-        try:
-            args.store = server.new_database("load")
-            return bench(args)
-        finally:
-            server.stop()
+    with tempfile.TemporaryDirectory(prefix="anchormem-load-pg-") as tmp, embedded_postgres(Path(tmp) / "pg") as admin:
+        args.store = new_database(admin, "load")
+        return bench(args)
 
 
 def bench(args: argparse.Namespace) -> int:

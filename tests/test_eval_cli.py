@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from anchormem.cli.main import main
-from tests.fake_llm_server import FakeOpenAIServer
+from anchormem.llm.fake_server import FakeOpenAIServer
 from tests.test_eval_runner import RECORD_KEYS, locomo_file, responder
 
 

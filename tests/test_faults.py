@@ -5,46 +5,19 @@ the next run retries them; the reports say how many."""
 from __future__ import annotations
 
 import json
-import random
-import threading
 from pathlib import Path
-from typing import Any
 
 from anchormem.config import LLMSettings, Settings
 from anchormem.embed.hashing import HashEmbedder
+from anchormem.llm import fake_server
+from anchormem.llm.fake_server import FakeOpenAIServer
 from anchormem.llm.openai_compat import OpenAICompatLLM
 from anchormem.memory import Memory
 from tests.conftest import llm_responder
-from tests.fake_llm_server import FakeOpenAIServer, Step
 
 
-def faulty_server(seed: int, steps: int, rate: float = 0.2, sleep: float = 1.0) -> FakeOpenAIServer:
-    """A server whose first ``steps`` requests fail with probability ``rate``: a third each 500, a
-    time-out (sleep), malformed output."""
-    rng = random.Random(seed)
-    script: list[Step] = []
-    garbage: set[int] = set()
-    for i in range(steps):
-        roll = rng.random()
-        if roll < rate / 3:
-            script.append(500)
-        elif roll < 2 * rate / 3:
-            script.append(("sleep", sleep))
-        else:
-            script.append("ok")
-            if roll < rate:
-                garbage.add(i)
-    count = iter(range(10**9))
-    lock = threading.Lock()
-
-    def reply(body: dict[str, Any]) -> str:
-        with lock:
-            n = next(count)
-        if n in garbage:
-            return "Sorry, I cannot {help with that"
-        return llm_responder(body["messages"])
-
-    return FakeOpenAIServer(script, reply=reply)
+def faulty_server(seed: int, steps: int, sleep: float = 1.0) -> FakeOpenAIServer:
+    return fake_server.faulty_server(seed, steps, reply=lambda body: llm_responder(body["messages"]), sleep=sleep)
 
 
 def conversation(n_turns: int = 60) -> list[dict[str, str]]:

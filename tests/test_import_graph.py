@@ -120,3 +120,15 @@ def test_library_never_imports_the_shells() -> None:
     edges = graph(unit=2)
     offenders = {a: sorted(b & shells) for a, b in edges.items() if a not in shells and b & shells}
     assert offenders == {}
+
+
+def test_benchmarks_do_not_import_the_tests() -> None:
+    bench = ROOT.parents[1] / "bench"
+    offenders = []
+    for path in sorted(bench.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            offenders += [f"{path.name}: {n}" for n in names if n == "tests" or n.startswith("tests.")]
+    assert offenders == []

@@ -12,8 +12,8 @@ import pytest
 from anchormem.config import LLMSettings
 from anchormem.errors import ConfigError, LLMError, LLMUnavailableError
 from anchormem.llm import Accounting, CachedLLM, CompletionParams, FakeLLM, OpenAICompatLLM, open_llm
+from anchormem.llm.fake_server import FakeOpenAIServer, free_port
 from anchormem.llm.openai_compat import chat_completions_url
-from tests.fake_llm_server import FakeOpenAIServer, free_port
 
 HELLO = [{"role": "user", "content": "Say hi."}]
 

@@ -23,8 +23,8 @@ import pytest
 from anchormem.config import LLMSettings
 from anchormem.errors import LLMResponseError
 from anchormem.llm import Accounting, CompletionParams, OpenAICompatLLM, complete_parsed
+from anchormem.llm.fake_server import free_port
 from anchormem.prompts import facts
-from tests.fake_llm_server import free_port
 
 pytestmark = pytest.mark.real_llm
 

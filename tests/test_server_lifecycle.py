@@ -13,11 +13,6 @@ from anchormem.server.app import create_app
 from anchormem.server.keys import KeyRing
 from tests.fixtures import SESSION_1, SESSION_2, messages
 
-pytestmark = pytest.mark.skipif(
-    not all(hasattr(Memory, m) for m in ("delete", "history", "export")),
-    reason="Memory.delete/history/export are not there yet",
-)
-
 ALICE = {"Authorization": "Bearer ka"}
 BOB = {"Authorization": "Bearer kb"}
 

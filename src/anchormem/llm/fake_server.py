@@ -1,12 +1,15 @@
-"""A tiny OpenAI-compatible chat server on 127.0.0.1 for tests (http.server in a thread).
+"""A tiny OpenAI-compatible chat server on 127.0.0.1 for tests and fault benchmarks (http.server
+in a thread), used exactly like a real endpoint.
 
 Each request takes the next step of a script: ``"ok"``, an HTTP status (``500``), or
 ``("sleep", seconds)``; when the script is used up every request gets ``"ok"``.
+:func:`faulty_server` scripts random faults.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import socket
 import threading
 import time
@@ -136,3 +139,32 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def faulty_server(
+    seed: int, steps: int, reply: Callable[[dict[str, Any]], str], rate: float = 0.2, sleep: float = 1.0
+) -> FakeOpenAIServer:
+    """A server whose first ``steps`` requests fail with probability ``rate``: a third each HTTP 500,
+    a time-out (it sleeps ``sleep`` seconds) and malformed output; the others get ``reply(body)``."""
+    rng = random.Random(seed)
+    script: list[Step] = []
+    garbage: set[int] = set()
+    for i in range(steps):
+        roll = rng.random()
+        if roll < rate / 3:
+            script.append(500)
+        elif roll < 2 * rate / 3:
+            script.append(("sleep", sleep))
+        else:
+            script.append("ok")
+            if roll < rate:
+                garbage.add(i)
+    count = iter(range(10**9))
+    lock = threading.Lock()
+
+    def answer(body: dict[str, Any]) -> str:
+        with lock:
+            n = next(count)
+        return "Sorry, I cannot {help with that" if n in garbage else reply(body)
+
+    return FakeOpenAIServer(script, reply=answer)
