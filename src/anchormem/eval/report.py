@@ -368,7 +368,7 @@ def load_usage(path: Path) -> dict[str, Usage]:
 
 
 def save_usage(path: Path, before: Mapping[str, Usage], now: Mapping[str, Usage]) -> None:
-    """Write ``before`` plus this session's ``now``, phase by phase."""
+    """Write ``before`` plus this run's ``now``, phase by phase."""
     total: dict[str, Usage] = {phase: Usage(**asdict(u)) for phase, u in before.items()}
     for phase, usage in now.items():
         total.setdefault(phase, Usage()).add(usage)

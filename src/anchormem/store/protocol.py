@@ -75,7 +75,7 @@ class Store(Protocol):
 
     def usage(self, scope: Scope) -> dict[str, Usage]: ...
 
-    # lifecycle (issue 4): deletion, linking state, extraction state, history, scrubbing
+    # lifecycle: deletion, linking state, extraction state, history, scrubbing
     def delete_records(
         self,
         scope: Scope,
