@@ -73,3 +73,17 @@ def test_serve_loads_the_model_before_listening_and_logs_it(
     assert code == 0
     assert events == ["model loaded", "listening"]
     assert "embedding model loaded in" in capsys.readouterr().err
+
+
+def test_mcp_loads_the_model_before_it_serves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mcp.server.mcpserver import MCPServer
+
+    events: list[str] = []
+    monkeypatch.setitem(factory.BACKENDS, "hash", lambda _settings, _cache_dir: LazyEmbedder(events))
+    monkeypatch.setattr(MCPServer, "run", lambda self, *args, **kwargs: events.append("serving"))
+    code = main(["mcp", "--user", "alice", "--store", str(tmp_path / "m.db"), "--embed-backend", "hash"])
+    assert code == 0
+    assert events == ["model loaded", "serving"]
+    assert "embedding model loaded in" in capsys.readouterr().err
