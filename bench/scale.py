@@ -21,13 +21,13 @@ import shlex
 import sys
 import tempfile
 import time
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pg import embedded_postgres, new_database  # bench/ is on the path when this file runs as a script
 
 from anchormem.config import RetrievalSettings
 from anchormem.model import Context, Fact, Scope
@@ -166,30 +166,6 @@ def measure(store: Store, users: range, per_user: int, dim: int, queries: int, s
     return out
 
 
-@contextmanager
-def embedded_postgres_url(folder: Path) -> Iterator[str]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import embedded_postgres
-
-        folder.mkdir(parents=True, exist_ok=True)
-        server = embedded_postgres.get_server(folder / "data", cleanup_mode="delete")
-    try:
-        yield server.get_uri()
-    finally:
-        server.cleanup()
-
-
-def _pg_database(admin_url: str, name: str) -> str:
-    import psycopg
-
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {name}")
-    head, _, tail = admin_url.partition("?")
-    return head.rsplit("/", 1)[0] + f"/{name}" + (f"?{tail}" if tail else "")
-
-
 def _plan(store: PostgresStore, scope: Scope, dim: int) -> str:
     """Which index the planner uses for the HNSW-shaped top-k query."""
     q = "[" + ",".join(["0.05"] * dim) + "]"
@@ -271,10 +247,10 @@ def main(argv: list[str] | None = None) -> None:
         if "sqlite" in backends:
             rows += run_backend("SQLite", lambda label, _small: SQLiteStore(folder / f"{label}.db"), args)
         if "postgres" in backends:
-            with embedded_postgres_url(folder / "pg") if args.pg_url is None else _given(args.pg_url) as admin:
+            with embedded_postgres(folder / "pg") if args.pg_url is None else _given(args.pg_url) as admin:
                 rows += run_backend(
                     "PostgreSQL",
-                    lambda label, _small: PostgresStore(_pg_database(admin, f"scale_{label}"), vector_index=False),
+                    lambda label, _small: PostgresStore(new_database(admin, f"scale_{label}"), vector_index=False),
                     args,
                 )
         total = time.perf_counter() - t0

@@ -8,9 +8,9 @@ import argparse
 import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 from anchormem.cli.main import build_parser
+from anchormem.server.openapi import write_to
 
 HEADER = """# Command-line reference
 
@@ -56,13 +56,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    text = render()
-    if args:
-        Path(args[0]).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-    return 0
+    return write_to(render(), argv)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,18 @@ def render() -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
+def write_to(text: str, argv: list[str] | None) -> int:
+    """Write ``text`` to the file named first in ``argv`` (default ``sys.argv[1:]``), else to stdout."""
     args = sys.argv[1:] if argv is None else argv
-    text = render()
     if args:
         Path(args[0]).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return write_to(render(), argv)
 
 
 if __name__ == "__main__":
