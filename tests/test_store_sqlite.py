@@ -1,93 +1,81 @@
-"""The SQLite store: migrations, idempotent inserts, scoping, vectors, usage."""
+"""What is the SQLite store's own: its file, its folder, its WAL, several connections to one file.
+
+The behaviour both stores share is in test_store_suite.py.
+"""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from anchormem.errors import StoreError
-from anchormem.model import Context, Event, Fact, Scope, Turn, Usage
+from anchormem.model import Context, Fact, Scope, Turn
 from anchormem.store.migrations import SQLITE_MIGRATIONS
-from anchormem.store.protocol import Extraction, Store
+from anchormem.store.protocol import Extraction
 from anchormem.store.sqlite import SQLiteStore
 
-A, B = Scope("a"), Scope("b")
+A = Scope("a")
+SECRET = "my locker code is 4921-zebra"
+
+
+def _turn(text: str) -> Turn:
+    return Turn(id="D1:1", session="1", position=0, speaker="X", text=text)
 
 
 def _ctx(i: int) -> Context:
-    return Context(id=f"c{i}", session="1", position=i, turn_ids=(f"D1:{i}",), date="d", text=f"DATE: d\nX said, {i}")
+    return Context(id=f"c{i}", session="1", position=i, turn_ids=("D1:1",), date="d", text=f"DATE: d\nX said, {i}")
 
 
-def test_is_a_store_and_migrations_run_once(tmp_path: Path) -> None:
-    s = SQLiteStore(tmp_path / "x.db")
-    assert isinstance(s, Store)
-    s.close()
-    s = SQLiteStore(tmp_path / "x.db")  # reopening applies nothing twice
-    names = [r[0] for r in s._q("SELECT name FROM _migrations")]
-    assert names == [name for name, _ in SQLITE_MIGRATIONS]
-    s.close()
+def test_a_missing_folder_is_an_error_not_created(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="does not exist"):
+        SQLiteStore(tmp_path / "typo" / "memory.db")
+    assert not (tmp_path / "typo").exists()
+    store = SQLiteStore(tmp_path / "new" / "deeper" / "memory.db", create_parent=True)
+    store.close()
+    assert (tmp_path / "new" / "deeper" / "memory.db").is_file()
 
 
-def test_inserts_are_idempotent_and_scoped(store: SQLiteStore) -> None:
-    turn = Turn(id="D1:1", session="1", position=0, speaker="X", text="hi", timestamp="t")
-    assert store.add_turns(A, [turn]) == [turn]
-    assert store.add_turns(A, [turn]) == []
-    assert store.add_turns(B, [turn]) == [turn]
-    assert store.add_contexts(A, [_ctx(1), _ctx(2)]) == [_ctx(1), _ctx(2)]
-    assert store.add_contexts(A, [_ctx(1)]) == []
-    assert store.contexts(B) == [] and store.version(Scope("nobody")) == 0
-    assert {s.user_id for s in store.scopes()} == {"a", "b"}
+def test_two_connections_share_one_file(tmp_path: Path) -> None:
+    first, second = SQLiteStore(tmp_path / "m.db"), SQLiteStore(tmp_path / "m.db")
+    try:
+        assert second.migrations() == [name for name, _ in SQLITE_MIGRATIONS]
+        first.add_contexts(A, [_ctx(1)])
+        assert second.contexts(A) == [_ctx(1)] and second.version(A) == first.version(A) > 0
+        assert second.add_contexts(A, [_ctx(1), _ctx(2)]) == [_ctx(2)]  # the other's row is seen as existing
+        assert [c.id for c in first.contexts(A)] == ["c1", "c2"]
+    finally:
+        first.close()
+        second.close()
 
 
-def test_extractions_store_vectors_and_mark_done(store: SQLiteStore) -> None:
-    store.set_meta("embedder_dim", "3")
-    store.add_contexts(A, [_ctx(1), _ctx(2)])
-    facts = [Fact(id="f1", context_id="c1", text="one"), Fact(id="f2", context_id="c1", text="two")]
-    vecs = np.eye(3, dtype=np.float32)[:2]
-    assert store.save_extractions(A, [Extraction("c1", facts, vecs)]) == 2
-    store.mark_failed(A, "c2", "LLMResponseError: junk")
-    states = {s.context_id: s for s in store.extraction_states(A)}
-    assert states["c1"].status == "done" and states["c2"].status == "failed" and "junk" in (states["c2"].error or "")
-    got, matrix = store.fact_matrix(A)
-    assert got == facts and np.array_equal(matrix, vecs)
-    assert store.fact_matrix(B)[1].shape == (0, 3)
-    with pytest.raises(StoreError):
-        store.save_extractions(A, [Extraction("c1", facts, vecs[:1])])
-    assert len(store.facts(A)) == 2  # the failed transaction changed nothing
-
-
-def test_events_and_usage(store: SQLiteStore) -> None:
-    store.set_meta("embedder_dim", "2")
-    ev = Event(id="e1", text="story", fact_ids=("f1", "f2"))
-    assert store.add_events(A, [ev], np.ones((1, 2), np.float32)) == 1
-    assert store.add_events(A, [ev], np.ones((1, 2), np.float32)) == 0
-    assert store.events(A) == [ev] and store.events(B) == []
-    store.record_usage(A, {"extraction": Usage(calls=2, prompt_tokens=10, completion_tokens=5, seconds=1.0)})
-    store.record_usage(A, {"extraction": Usage(calls=1, prompt_tokens=1, completion_tokens=1, seconds=0.5)})
-    u = store.usage(A)["extraction"]
-    assert (u.calls, u.prompt_tokens, u.completion_tokens, u.seconds) == (3, 11, 6, 1.5)
-
-
-def test_version_changes_on_every_write(store: SQLiteStore) -> None:
-    v0 = store.version(A)
+def test_scrub_leaves_no_deleted_words_in_the_files(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    store = SQLiteStore(path)
+    store.add_turns(A, [_turn(SECRET)])
     store.add_contexts(A, [_ctx(1)])
-    v1 = store.version(A)
-    store.add_contexts(A, [_ctx(1)])  # nothing new: no change
-    assert v0 < v1 == store.version(A)
+    store.save_extractions(A, [Extraction("c1", [Fact("f1", "c1", SECRET)], np.ones((1, 4), np.float32))])
+    store.delete_records(A, turn_ids=["D1:1"], fact_ids=["f1"])
+    store.scrub()
+    wal = Path(f"{path}-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+    assert SECRET.encode() not in path.read_bytes()
+    store.close()
 
 
-def test_corrupt_file_gives_store_error(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.db"
-    bad.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(StoreError, match="cannot open store"):
-        SQLiteStore(bad)
+def test_in_memory_store(tmp_path: Path) -> None:
+    store = SQLiteStore(":memory:")
+    store.add_turns(A, [_turn("hello")])
+    assert [t.text for t in store.turns(A)] == ["hello"]
+    store.scrub()  # nothing to checkpoint
+    store.close()
+    assert list(tmp_path.iterdir()) == []
 
 
-def test_sqlite_errors_are_translated(store: SQLiteStore) -> None:
-    store._db.close()
+def test_a_number_sqlite_cannot_hold_is_a_store_error(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "m.db")
     with pytest.raises(StoreError):
-        store.contexts(A)
-    assert issubclass(StoreError, Exception) and not issubclass(StoreError, sqlite3.Error)
+        store.add_turns(A, [Turn(id="D1:1", session="1", position=2**70, speaker="X", text="x")])
+    assert store.turns(A) == []
+    store.close()

@@ -15,13 +15,12 @@ import pytest
 
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
-from anchormem.errors import StoreError
+from anchormem.errors import AnchorMemError, StoreError
 from anchormem.llm.fake import FakeLLM
 from anchormem.memory import Memory
 from anchormem.model import Context, Event, Fact, Scope, Turn, Usage
 from anchormem.store.factory import open_store
-from anchormem.store.migrations import SQLITE_MIGRATIONS
-from anchormem.store.pg_migrations import PG_MIGRATIONS
+from anchormem.store.migrations import PG_MIGRATIONS, SQLITE_MIGRATIONS
 from anchormem.store.postgres import PostgresStore
 from anchormem.store.protocol import Extraction, ExtractionState, Store
 from anchormem.store.sqlite import SQLiteStore
@@ -93,15 +92,12 @@ def _unit(rows: int, dim: int, seed: int = 0) -> np.ndarray:
 def test_is_a_store_and_migrations_run_once(opener: Callable[[], Store]) -> None:
     s = opener()
     assert isinstance(s, Store)
-    s.set_meta("embedder", "hash-8")  # type: ignore[attr-defined]
+    s.set_meta("embedder", "hash-8")
     again = opener()  # a second open applies nothing twice and sees the data
-    assert again.get_meta("embedder") == "hash-8" and again.get_meta("nothing") is None  # type: ignore[attr-defined]
-    if isinstance(again, PostgresStore):
-        assert again.migrations() == [name for name, _ in PG_MIGRATIONS]
-    else:
-        assert isinstance(again, SQLiteStore)
-        applied = [r[0] for r in again._q("SELECT name FROM _migrations ORDER BY name")]
-        assert applied == [name for name, _ in SQLITE_MIGRATIONS]
+    assert again.get_meta("embedder") == "hash-8" and again.get_meta("nothing") is None
+    assert isinstance(again, SQLiteStore | PostgresStore)
+    wanted = PG_MIGRATIONS if isinstance(again, PostgresStore) else SQLITE_MIGRATIONS
+    assert again.migrations() == [name for name, _ in wanted]
 
 
 def test_inserts_are_idempotent_and_scoped(store: Store) -> None:
@@ -121,7 +117,7 @@ def test_inserts_are_idempotent_and_scoped(store: Store) -> None:
 
 
 def test_extractions_store_vectors_and_mark_done(store: Store) -> None:
-    store.set_meta("embedder_dim", "3")  # type: ignore[attr-defined]
+    store.set_meta("embedder_dim", "3")
     store.add_contexts(A, [_ctx(1), _ctx(2)])
     facts = [Fact(id="f1", context_id="c1", text="one"), Fact(id="f2", context_id="c1", text="two", source="pack")]
     vecs = np.array([[0.1, 0.2, 0.3], [1 / 3, -2.5e-8, 7.0]], dtype=np.float32)
@@ -149,7 +145,7 @@ def test_save_extractions_is_atomic(store: Store) -> None:
 
 
 def test_events_and_usage(store: Store) -> None:
-    store.set_meta("embedder_dim", "2")  # type: ignore[attr-defined]
+    store.set_meta("embedder_dim", "2")
     ev = Event(id="e1", text="story", fact_ids=("f1", "f2"))
     ev2 = Event(id="e2", text="other", fact_ids=(), source="extractive")
     vecs = np.array([[0.6, 0.8], [1.0, 0.0]], np.float32)
@@ -186,32 +182,75 @@ def test_version_changes_on_every_write(store: Store) -> None:
     assert store.version(A) > v1 and store.version(B) == 0
 
 
-def test_search_facts_top_k_within_a_scope(store: Store) -> None:
-    if not isinstance(store, PostgresStore):
-        pytest.skip("direct top-k search is a PostgreSQL (pgvector) method; SQLite searches in numpy")
-    vecs = _unit(60, 16, seed=1)
-    facts = [Fact(id=f"f{i}", context_id="c1", text=f"fact {i}") for i in range(60)]
-    store.save_extractions(A, [Extraction("c1", facts[:40], vecs[:40])])
-    store.save_extractions(B, [Extraction("c1", facts[40:], vecs[40:])])
-    assert store.has_vector_index(16)
-    q = vecs[3]
-    want = np.argsort(-(vecs[:40] @ q))[:5]
-    for exact in (True, False):
-        hits = store.search_facts(A, q, k=5, exact=exact)
-        assert [f.id for f, _ in hits] == [f"f{i}" for i in want]
-        assert [s for _, s in hits] == pytest.approx((vecs[:40] @ q)[want].tolist(), abs=1e-5)
-    assert all(f.id in {f"f{i}" for i in range(40, 60)} for f, _ in store.search_facts(B, q, k=30))
-    assert store.search_facts(Scope("nobody"), q, k=5) == [] and store.search_facts(A, q, k=0) == []
+def test_driver_errors_inside_a_transaction_are_store_errors(store: Store) -> None:
+    """A constraint the database enforces fails as StoreError (the driver's error chained), and the
+    transaction leaves nothing behind."""
+    store.add_contexts(A, [_ctx(1)])
+    v = store.version(A)
+    with pytest.raises(StoreError) as failed:
+        store.restore_states(A, [ExtractionState("c1", None)])  # type: ignore[arg-type]  # status is NOT NULL
+    assert type(failed.value.__cause__).__module__.split(".")[0] in {"sqlite3", "psycopg"}
+    assert store.version(A) == v and store.extraction_states(A)[0].status == "pending"
+    with pytest.raises(StoreError) as failed:
+        store.record_usage(A, {"extraction": Usage(calls=None)})  # type: ignore[arg-type]
+    assert not isinstance(failed.value.__cause__, AnchorMemError) and store.usage(A) == {}
+    assert store.add_contexts(A, [_ctx(2)]) == [_ctx(2)]  # the store is still usable
 
 
-def test_postgres_errors_are_translated(store: Store) -> None:
-    if not isinstance(store, PostgresStore):
-        pytest.skip("the SQLite translations are tested in test_store_sqlite.py")
+def test_closed_store_fails_with_store_error(store: Store) -> None:
     store.close()
     with pytest.raises(StoreError):
         store.contexts(A)
-    with pytest.raises(StoreError, match="cannot connect"):
-        PostgresStore("postgresql://nobody@/nodb?host=/nonexistent-socket-dir", connect_timeout=1)
+    with pytest.raises(StoreError):
+        store.add_contexts(A, [_ctx(1)])
+
+
+def test_a_store_that_cannot_open_is_a_store_error(location: str, tmp_path: Path) -> None:
+    if location.startswith("postgresql://"):
+        with pytest.raises(StoreError, match="cannot connect"):
+            PostgresStore("postgresql://nobody@/nodb?host=/nonexistent-socket-dir", connect_timeout=1)
+        return
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match="cannot open store") as failed:
+        SQLiteStore(bad)
+    assert type(failed.value.__cause__).__module__ == "sqlite3"
+
+
+def _pg_indexes(url: str) -> list[str]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return [r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'facts'")]
+
+
+def test_ingest_builds_no_vector_index(location: str, store: Store) -> None:
+    """Search ranks a scope's vectors exactly in numpy; an ANN index would only slow ingest."""
+    if not isinstance(store, PostgresStore):
+        pytest.skip("PostgreSQL only: the SQLite store has no vector column type to index")
+    store.save_extractions(
+        A, [Extraction("c1", [Fact(id=f"f{i}", context_id="c1", text="x") for i in range(5)], _unit(5, 16))]
+    )
+    assert not [name for name in _pg_indexes(location) if "hnsw" in name]
+
+
+def test_migration_drops_the_hnsw_indexes_of_earlier_versions(location: str, opener: Callable[[], Store]) -> None:
+    if not location.startswith("postgresql://"):
+        pytest.skip("PostgreSQL only")
+    import psycopg
+
+    opener().close()
+    with psycopg.connect(location, autocommit=True) as conn:  # the schema as earlier versions left it
+        conn.execute("DELETE FROM _migrations WHERE name = '0003_drop_hnsw'")
+        for dim in (16, 384):
+            conn.execute(
+                f"CREATE INDEX IF NOT EXISTS facts_hnsw_d{dim} ON facts USING hnsw ((vector::vector({dim})) "
+                f"vector_ip_ops) WHERE vector_dims(vector) = {dim}"
+            )
+    assert {"facts_hnsw_d16", "facts_hnsw_d384"} <= set(_pg_indexes(location))
+    opener()
+    assert not [name for name in _pg_indexes(location) if "hnsw" in name]
+    assert "facts_scope_seq" in _pg_indexes(location)
 
 
 def test_memory_end_to_end(location: str, tmp_path: Path) -> None:

@@ -30,9 +30,9 @@ from anchormem.ingest.integrate import attach_events, extractive_event, integrat
 from anchormem.ingest.link import Cluster, build_clusters
 from anchormem.ingest.parallel import run_bounded
 from anchormem.ingest.precomputed import Precomputed
-from anchormem.lifecycle import cascade
 from anchormem.llm.protocol import LLM
 from anchormem.model import Context, Event, Fact, FactSource, IngestReport, Scope, Turn
+from anchormem.store import cascade
 from anchormem.store.protocol import Extraction, Store
 
 T = TypeVar("T")

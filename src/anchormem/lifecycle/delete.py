@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from anchormem.errors import InputError, LLMError, NotFoundError, StoreError
-from anchormem.lifecycle import cascade
 from anchormem.model import DeleteReport, IngestReport, Scope
+from anchormem.store import cascade
 from anchormem.store.protocol import Store
 
 Rebuild = Callable[[Scope, Sequence[str]], IngestReport]

@@ -25,4 +25,4 @@ def open_store(location: str) -> Store:
         return PostgresStore(_ONE_SLASH.sub(lambda m: f"{m.group(1)}://", location, count=1))
     if location.startswith("sqlite:///"):
         location = location[len("sqlite:///") :]
-    return SQLiteStore(location)
+    return SQLiteStore(location, create_parent=True)

@@ -39,6 +39,13 @@ class Extraction:
 
 @runtime_checkable
 class Store(Protocol):
+    # store-wide settings (the embedder a store's vectors come from: "embedder", "embedder_dim")
+    def get_meta(self, key: str) -> str | None:
+        """The value stored under ``key``, or None."""
+        ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
+
     def version(self, scope: Scope) -> int: ...
 
     def scopes(self) -> list[Scope]: ...
@@ -90,7 +97,7 @@ class Store(Protocol):
         Deleting an event also drops its fact links; the event's member facts that are not
         deleted themselves are marked unlinked (see :meth:`unlinked_facts`) so the next
         linking re-forms clusters around them. Returns counts keyed ``turns``, ``contexts``,
-        ``facts``, ``events``. The caller computes the cascade (see anchormem.lifecycle.cascade).
+        ``facts``, ``events``. The caller computes the cascade (see :mod:`anchormem.store.cascade`).
         """
         ...
 

@@ -1,0 +1,359 @@
+"""The SQL store, written once for SQLite and PostgreSQL.
+
+:class:`SQLStore` implements every method of the :class:`~anchormem.store.protocol.Store` protocol
+over two small parts that a backend module supplies (see :mod:`anchormem.store.sql_dialect`): a
+``Dialect`` (the SQL tokens and the vector codec that differ) and a ``Connection`` (the driver:
+transactions, reads, maintenance). Statements are written with ``?`` placeholders; the dialect maps them
+to the driver's style.
+
+Every error of the driver is translated here, at the boundary, into :class:`~anchormem.errors.StoreError`
+with the driver's exception chained: callers only ever see the anchormem exception tree.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from typing import Any, TypeVar
+
+import numpy as np
+
+from anchormem.errors import StoreError
+from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
+from anchormem.store import sql_lifecycle as life
+from anchormem.store.migrations import split_sql
+from anchormem.store.protocol import Extraction, ExtractionState, Matrix
+from anchormem.store.sql_dialect import Connection, Cursor, Dialect
+from anchormem.store.sql_lifecycle import SCOPE as _SCOPE
+from anchormem.store.sql_lifecycle import sk as _sk
+
+T = TypeVar("T")
+Ids = Sequence[str]
+
+_SCOPE_COLS = "user_id, agent_id, run_id"
+_EVENT_COLUMNS = "id, text, fact_ids, source"
+_USAGE = ("calls", "prompt_tokens", "completion_tokens", "seconds", "cached_calls", "failed_calls")
+
+
+_TURN_INSERT = (
+    f"turns ({_SCOPE_COLS}, id, session, position, speaker, text, timestamp, image_caption, added_at) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+)
+_CONTEXT_INSERT = (
+    f"contexts ({_SCOPE_COLS}, id, session, position, turn_ids, date, text, status, attempts, added_at) "
+    "VALUES (?,?,?,?,?,?,?,?,?,'pending',0,?)"
+)
+
+
+def _turn_row(t: Turn, now: float) -> tuple[object, ...]:
+    return (t.id, t.session, t.position, t.speaker, t.text, t.timestamp, t.image_caption, now)
+
+
+def _context_row(c: Context, now: float) -> tuple[object, ...]:
+    return (c.id, c.session, c.position, json.dumps(list(c.turn_ids)), c.date, c.text, now)
+
+
+def _context(r: Sequence[Any]) -> Context:
+    return Context(id=r[0], session=r[1], position=r[2], turn_ids=tuple(json.loads(r[3])), date=r[4], text=r[5])
+
+
+def _event(r: Sequence[Any]) -> Event:
+    return Event(id=r[0], text=r[1], fact_ids=tuple(json.loads(r[2])), source=r[3])
+
+
+class SQLStore:
+    """A :class:`~anchormem.store.protocol.Store` over one SQL connection (thread-safe: calls are
+    serialised). Migrations run on open."""
+
+    def __init__(self, conn: Connection, dialect: Dialect) -> None:
+        self._conn = conn
+        self.dialect = dialect
+        self._lock = threading.RLock()
+        try:
+            self._migrate()
+        except BaseException:
+            with suppress(*conn.errors):
+                conn.close()
+            raise
+
+    @property
+    def path(self) -> str:
+        """Where the store is: a file path, or a URL without its password."""
+        return self._conn.where
+
+    # -- plumbing ---------------------------------------------------------------------------------------
+
+    @contextmanager
+    def _tx(self, what: str = "write") -> Iterator[Cursor]:
+        with self._lock:
+            try:
+                with self._conn.transaction() as raw:
+                    yield Cursor(raw, self.dialect)
+            except self._conn.errors as exc:
+                raise StoreError(f"{what} failed on {self.path}: {exc}") from exc
+
+    def _q(self, sql: str, params: Sequence[object] = (), *, binary: bool = False) -> list[tuple[Any, ...]]:
+        with self._lock:
+            try:
+                return self._conn.fetch(self.dialect.sql(sql), params, binary)
+            except self._conn.errors as exc:
+                raise StoreError(f"query failed on {self.path}: {exc}") from exc
+
+    def _migrate(self) -> None:
+        d = self.dialect
+        with suppress(StoreError):  # no _migrations table yet: the transaction below makes it
+            if set(self.migrations()) >= {name for name, _ in d.migrations}:
+                return  # nothing to write (a read-only file opens too)
+        with self._tx("migration") as cur:
+            if d.migration_lock:
+                cur.execute(d.migration_lock)
+            cur.execute(f"CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at {d.real})")
+            done = {r[0] for r in cur.execute("SELECT name FROM _migrations").fetchall()}
+            for name, sql in d.migrations:
+                if name in done:
+                    continue  # another process applied it meanwhile
+                for statement in split_sql(sql):
+                    cur.execute(statement)
+                cur.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
+
+    def migrations(self) -> list[str]:
+        """The names of the applied migrations."""
+        return [r[0] for r in self._q("SELECT name FROM _migrations ORDER BY name")]
+
+    def _bump(self, cur: Cursor, scope: Scope) -> None:
+        cur.execute(
+            f"INSERT INTO scopes ({_SCOPE_COLS}, version) VALUES (?, ?, ?, 1 + COALESCE("
+            "(SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'version_floor'), 0)) "
+            f"ON CONFLICT ({_SCOPE_COLS}) DO UPDATE SET version = scopes.version + 1",
+            _sk(scope),
+        )
+
+    def _matrix(self, values: list[Any]) -> Matrix:
+        if not values:
+            return np.zeros((0, self._dim()), dtype=np.float32)
+        return self.dialect.decode(values)
+
+    def _dim(self) -> int:
+        value = self.get_meta("embedder_dim")
+        return int(value) if value else 0
+
+    def _with_ids(self, sql: str, params: list[object], ids: Sequence[str] | None) -> tuple[str, list[object]]:
+        if ids is None:
+            return sql, params
+        return f"{sql} AND id {self.dialect.in_ids}", [*params, self.dialect.id_list(list(ids))]
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                self._conn.close()
+            except self._conn.errors as exc:
+                raise StoreError(f"closing {self.path} failed: {exc}") from exc
+
+    # -- meta and scopes ------------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        rows = self._q("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._tx() as cur:
+            cur.execute(
+                "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value)
+            )
+
+    def version(self, scope: Scope) -> int:
+        rows = self._q(f"SELECT version FROM scopes WHERE {_SCOPE}", _sk(scope))
+        return int(rows[0][0]) if rows else 0
+
+    def scopes(self) -> list[Scope]:
+        rows = self._q(f"SELECT {_SCOPE_COLS} FROM scopes ORDER BY 1, 2, 3")
+        return [Scope(u, a or None, r or None) for u, a, r in rows]
+
+    # -- turns and contexts ------------------------------------------------------------------------------
+
+    def _add_new(
+        self, scope: Scope, items: Sequence[T], into: str, row: Callable[[T, float], tuple[object, ...]]
+    ) -> list[T]:
+        """Insert each item that is not stored yet; returns those, and bumps the version if any."""
+        added: list[T] = []
+        now = time.time()
+        with self._tx() as cur:
+            for item in items:
+                if cur.execute(self.dialect.insert(into), (*_sk(scope), *row(item, now))).rowcount:
+                    added.append(item)
+            if added:
+                self._bump(cur, scope)
+        return added
+
+    def add_turns(self, scope: Scope, turns: Sequence[Turn]) -> list[Turn]:
+        return self._add_new(scope, turns, _TURN_INSERT, _turn_row)
+
+    def turns(self, scope: Scope, session: str | None = None) -> list[Turn]:
+        sql = f"SELECT id, session, position, speaker, text, timestamp, image_caption FROM turns WHERE {_SCOPE}"
+        params: list[object] = list(_sk(scope))
+        if session is not None:
+            sql += " AND session = ?"
+            params.append(session)
+        return [Turn(*r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
+
+    def add_contexts(self, scope: Scope, contexts: Sequence[Context]) -> list[Context]:
+        return self._add_new(scope, contexts, _CONTEXT_INSERT, _context_row)
+
+    def contexts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Context]:
+        sql, params = self._with_ids(
+            f"SELECT id, session, position, turn_ids, date, text FROM contexts WHERE {_SCOPE}", list(_sk(scope)), ids
+        )
+        return [_context(r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
+
+    def extraction_states(self, scope: Scope) -> list[ExtractionState]:
+        rows = self._q(
+            f"SELECT id, status, error, attempts FROM contexts WHERE {_SCOPE} ORDER BY {self.dialect.order}",
+            _sk(scope),
+        )
+        return [ExtractionState(*r) for r in rows]
+
+    # -- facts ---------------------------------------------------------------------------------------------
+
+    def save_extractions(self, scope: Scope, extractions: Sequence[Extraction]) -> int:
+        """Store each context's facts (unlinked) and mark the context done, all in one transaction."""
+        sk, now, encode = _sk(scope), time.time(), self.dialect.encode
+        rows: list[tuple[object, ...]] = []
+        for ex in extractions:
+            if len(ex.facts) != len(ex.vectors):
+                raise StoreError(f"{len(ex.facts)} facts but {len(ex.vectors)} vectors for {ex.context_id}")
+            for fact, vec in zip(ex.facts, ex.vectors, strict=True):
+                rows.append((*sk, fact.id, fact.context_id, fact.text, fact.source, encode(vec), now))
+        with self._tx() as cur:
+            added = cur.executemany(
+                self.dialect.insert(
+                    f"facts ({_SCOPE_COLS}, id, context_id, text, source, vector, added_at, linked) "
+                    f"VALUES (?,?,?,?,?,?,?,{self.dialect.vector_placeholder},?,FALSE)"
+                ),
+                rows,
+            )
+            cur.executemany(
+                f"UPDATE contexts SET status = 'done', error = NULL, attempts = attempts + 1 WHERE {_SCOPE} AND id = ?",
+                [(*sk, ex.context_id) for ex in extractions],
+            )
+            self._bump(cur, scope)
+        return added
+
+    def mark_failed(self, scope: Scope, context_id: str, error: str) -> None:
+        with self._tx() as cur:
+            cur.execute(
+                f"UPDATE contexts SET status = 'failed', error = ?, attempts = attempts + 1 WHERE {_SCOPE} AND id = ?",
+                (error[:2000], *_sk(scope), context_id),
+            )
+
+    def facts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Fact]:
+        sql, params = self._with_ids(
+            f"SELECT id, context_id, text, source FROM facts WHERE {_SCOPE}", list(_sk(scope)), ids
+        )
+        return [Fact(*r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
+
+    def fact_matrix(self, scope: Scope) -> tuple[list[Fact], Matrix]:
+        rows = self._q(
+            f"SELECT id, context_id, text, source, vector FROM facts WHERE {_SCOPE} ORDER BY {self.dialect.order}",
+            _sk(scope),
+            binary=True,
+        )
+        return [Fact(*r[:4]) for r in rows], self._matrix([r[4] for r in rows])
+
+    # -- events --------------------------------------------------------------------------------------------
+
+    def add_events(self, scope: Scope, events: Sequence[Event], vectors: Matrix) -> int:
+        sk, now, d = _sk(scope), time.time(), self.dialect
+        added = 0
+        with self._tx() as cur:
+            for ev, vec in zip(events, vectors, strict=True):
+                row = (*sk, ev.id, ev.text, json.dumps(list(ev.fact_ids)), ev.source, d.encode(vec), now)
+                into = f"events ({_SCOPE_COLS}, id, text, fact_ids, source, vector, added_at) "
+                if not cur.execute(d.insert(f"{into}VALUES (?,?,?,?,?,?,?,{d.vector_placeholder},?)"), row).rowcount:
+                    continue
+                added += 1
+                cur.executemany(
+                    d.insert(f"event_facts ({_SCOPE_COLS}, event_id, fact_id) VALUES (?,?,?,?,?)"),
+                    [(*sk, ev.id, fid) for fid in ev.fact_ids],
+                )
+            if added:
+                self._bump(cur, scope)
+        return added
+
+    def events(self, scope: Scope) -> list[Event]:
+        rows = self._q(f"SELECT {_EVENT_COLUMNS} FROM events WHERE {_SCOPE} ORDER BY {self.dialect.order}", _sk(scope))
+        return [_event(r) for r in rows]
+
+    def event_matrix(self, scope: Scope) -> tuple[list[Event], Matrix]:
+        rows = self._q(
+            f"SELECT {_EVENT_COLUMNS}, vector FROM events WHERE {_SCOPE} ORDER BY {self.dialect.order}",
+            _sk(scope),
+            binary=True,
+        )
+        return [_event(r) for r in rows], self._matrix([r[4] for r in rows])
+
+    # -- accounting ------------------------------------------------------------------------------------
+
+    def record_usage(self, scope: Scope, usage: dict[str, Usage]) -> None:
+        add = ", ".join(f"{c} = usage.{c} + excluded.{c}" for c in _USAGE)
+        with self._tx() as cur:
+            cur.executemany(
+                f"INSERT INTO usage ({_SCOPE_COLS}, phase, {', '.join(_USAGE)}) VALUES (?,?,?,?,?,?,?,?,?,?) "
+                f"ON CONFLICT ({_SCOPE_COLS}, phase) DO UPDATE SET {add}",
+                [(*_sk(scope), phase, *(getattr(u, c) for c in _USAGE)) for phase, u in usage.items()],
+            )
+
+    def usage(self, scope: Scope) -> dict[str, Usage]:
+        rows = self._q(f"SELECT phase, {', '.join(_USAGE)} FROM usage WHERE {_SCOPE} ORDER BY phase", _sk(scope))
+        return {r[0]: Usage(*r[1:]) for r in rows}
+
+    # -- lifecycle: deletion, linking state, restored extraction state, history (see sql_lifecycle) ------
+
+    def delete_records(
+        self, scope: Scope, *, turn_ids: Ids = (), context_ids: Ids = (), fact_ids: Ids = (), event_ids: Ids = ()
+    ) -> dict[str, int]:
+        with self._tx() as cur:
+            counts = life.delete_records(cur, _sk(scope), turn_ids, context_ids, fact_ids, event_ids)
+            self._bump(cur, scope)
+        return counts
+
+    def delete_scope(self, scope: Scope) -> dict[str, int]:
+        with self._tx() as cur:
+            return life.delete_scope(cur, _sk(scope))
+
+    def unlinked_facts(self, scope: Scope) -> list[str]:
+        sql = f"SELECT id FROM facts WHERE {_SCOPE} AND linked = FALSE ORDER BY {self.dialect.order}"
+        return [r[0] for r in self._q(sql, _sk(scope))]
+
+    def set_linked(self, scope: Scope, fact_ids: Sequence[str], linked: bool = True) -> None:
+        if fact_ids:
+            with self._tx() as cur:
+                life.set_linked(cur, _sk(scope), fact_ids, linked)
+
+    def restore_states(self, scope: Scope, states: Sequence[ExtractionState]) -> None:
+        with self._tx() as cur:
+            cur.executemany(
+                f"UPDATE contexts SET status = ?, error = ?, attempts = ? WHERE {_SCOPE} AND id = ?",
+                [(s.status, s.error, s.attempts, *_sk(scope), s.context_id) for s in states],
+            )
+            self._bump(cur, scope)
+
+    def append_history(
+        self, scope: Scope, op: str, detail: Mapping[str, Any], timestamp: float | None = None
+    ) -> HistoryEntry:
+        with self._tx() as cur:
+            return life.append_history(cur, scope, op, detail, timestamp)
+
+    def history(self, scope: Scope, limit: int | None = None) -> list[HistoryEntry]:
+        return life.history_entries(self._q(*life.history_query(scope, limit)))
+
+    def scrub(self, full: bool = False) -> None:
+        """Make deleted rows unrecoverable from the store's files (see the backend: SQLite zeroes freed
+        pages and truncates its WAL; PostgreSQL vacuums, ``full=True`` rewrites the files)."""
+        with self._lock:
+            try:
+                self._conn.scrub(full)
+            except self._conn.errors as exc:
+                raise StoreError(f"scrub failed on {self.path}: {exc}") from exc

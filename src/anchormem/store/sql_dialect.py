@@ -1,0 +1,90 @@
+"""The parts of a SQL store that differ between backends, as the core sees them.
+
+A backend module (:mod:`anchormem.store.sqlite`, :mod:`anchormem.store.postgres`) supplies a
+:class:`Dialect` (the SQL tokens and the vector codec that differ) and a :class:`Connection` (the
+driver). The core (:mod:`anchormem.store.sql`) writes its statements once, with ``?`` placeholders,
+and runs them through a :class:`Cursor`, which maps them to the driver's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Protocol
+
+import numpy as np
+
+from anchormem.store.protocol import Matrix
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What differs between the backends' SQL, and how vectors are stored."""
+
+    placeholder: str  # the driver's parameter marker: "?" or "%s"
+    vector_placeholder: str  # the marker of a vector parameter ("%b": pgvector's binary format)
+    insert_ignore: str  # an insert of "{into}" that skips rows whose key exists
+    order: str  # the column that orders a table's rows by insertion
+    in_ids: str  # "column <in_ids>" matches a list of ids passed as one parameter
+    id_list: Callable[[list[str]], object]  # that parameter
+    greatest: str  # the scalar maximum of two values
+    for_update: str  # suffix that locks a selected row until the transaction ends
+    returning_seq: str  # suffix that makes an insert return the new history row's seq ...
+    inserted_seq: Callable[[Any], int]  # ... and how to read it from the cursor
+    encode: Callable[[np.ndarray], object]  # one vector as a parameter
+    decode: Callable[[list[Any]], Matrix]  # a non-empty list of stored vectors as a float32 matrix
+    real: str  # the double-precision column type
+    migrations: Sequence[tuple[str, str]]
+    migration_lock: str | None  # a statement that serialises migrating processes (None: the transaction does)
+
+    def sql(self, text: str) -> str:
+        return with_placeholder(text, self.placeholder)
+
+    def insert(self, into: str) -> str:
+        """An insert of ``into`` ("table (columns) VALUES (...)") that skips rows whose key exists."""
+        return self.insert_ignore.format(into=into)
+
+
+@lru_cache(maxsize=256)
+def with_placeholder(text: str, placeholder: str) -> str:
+    return text if placeholder == "?" else text.replace("?", placeholder)
+
+
+class Connection(Protocol):
+    """A driver connection. Methods raise the driver's own errors (listed in :attr:`errors`); the store
+    serialises calls and translates those errors."""
+
+    where: str  # the store's location for messages (never a password)
+    errors: tuple[type[BaseException], ...]
+
+    def transaction(self) -> AbstractContextManager[Any]:
+        """A transaction yielding a DB-API cursor: committed on exit, rolled back on any exception."""
+        ...
+
+    def fetch(self, sql: str, params: Sequence[object], binary: bool) -> list[tuple[Any, ...]]: ...
+
+    def scrub(self, full: bool) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Cursor:
+    """A driver cursor that takes ``?`` placeholders."""
+
+    def __init__(self, raw: Any, dialect: Dialect) -> None:
+        self.raw = raw
+        self.dialect = dialect
+
+    def execute(self, sql: str, params: Sequence[object] | None = None) -> Any:
+        if params is None:  # no parameters: the text goes to the driver as written (DDL)
+            return self.raw.execute(sql)
+        return self.raw.execute(self.dialect.sql(sql), params)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> int:
+        """Runs ``sql`` once per row; returns the rows changed in all."""
+        if not rows:
+            return 0
+        self.raw.executemany(self.dialect.sql(sql), rows)
+        return max(0, self.raw.rowcount)
