@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+from anchormem.config import DEFAULT_HOME
+from anchormem.errors import ConfigError
 from anchormem.store.protocol import Store
 from anchormem.store.sqlite import SQLiteStore
 
 _PG = re.compile(r"^(postgres|postgresql):/")
 _ONE_SLASH = re.compile(r"^(postgres|postgresql):/(?!/)")
+# A URL scheme (two letters at least, so that a Windows drive such as "C:/" stays a path).
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):/")
 
 
 def is_postgres_url(location: str) -> bool:
@@ -17,7 +22,11 @@ def is_postgres_url(location: str) -> bool:
 
 def open_store(location: str) -> Store:
     """``location``: a file path, ``sqlite:///path`` (``:memory:`` for a throwaway store), or a
-    ``postgresql://user:password@host:port/dbname`` URL (libpq syntax, e.g. ``?host=/socket/dir``)."""
+    ``postgresql://user:password@host:port/dbname`` URL (libpq syntax, e.g. ``?host=/socket/dir``).
+
+    Any other URL scheme is a :class:`ConfigError`. A SQLite file's folder must exist (a mistyped path
+    must not make folders), except the default home ``~/.anchormem``, which is created.
+    """
     if is_postgres_url(location):
         from anchormem.store.postgres import PostgresStore
 
@@ -25,4 +34,10 @@ def open_store(location: str) -> Store:
         return PostgresStore(_ONE_SLASH.sub(lambda m: f"{m.group(1)}://", location, count=1))
     if location.startswith("sqlite:///"):
         location = location[len("sqlite:///") :]
-    return SQLiteStore(location, create_parent=True)
+    elif scheme := _SCHEME.match(location):
+        raise ConfigError(
+            f"unknown store URL scheme {scheme.group(1)!r} in {location!r}: use a file path, sqlite:///path "
+            "or postgresql://user:password@host:port/dbname"
+        )
+    home = DEFAULT_HOME.expanduser()
+    return SQLiteStore(location, create_parent=Path(location).expanduser().parent == home)
