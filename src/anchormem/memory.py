@@ -112,8 +112,8 @@ class Memory(LifecycleMixin):
             return
         name = get("embedder")
         if name is None:
-            self.store.set_meta("embedder", self.embedder.name)  # type: ignore[attr-defined]
-            self.store.set_meta("embedder_dim", str(self.embedder.dim))  # type: ignore[attr-defined]
+            self.store.set_meta("embedder", self.embedder.name)
+            self.store.set_meta("embedder_dim", str(self.embedder.dim))
         elif name != self.embedder.name:
             raise ConfigError(
                 f"this store was built with embedder {name!r}, not {self.embedder.name!r}; "
