@@ -27,7 +27,7 @@ def test_offline_add_and_search_with_provenance(memory: Memory, tmp_path: Path) 
         assert hit.context.text.startswith("DATE: ")
         for anchor in hit.anchors:
             assert anchor.fact.context_id == hit.context.id
-    stored = {c.id: c for c in memory.list("contexts", user_id="ana")}  # type: ignore[union-attr]
+    stored = {c.id: c for c in memory.contexts(user_id="ana")}
     assert all(h.context == stored[h.context.id] for h in result.contexts)
 
 
@@ -55,7 +55,7 @@ def test_user_scopes_never_leak(memory: Memory) -> None:
         assert all("Zorro" in h.context.text for h in ana.contexts)
         bo = memory.search(query, user_id="bo")
         assert all("Zorro" not in h.context.text and "kayaks" not in h.context.text for h in bo.contexts)
-    assert all("kayaks" in f.text for f in memory.list("facts", user_id="bo", agent_id="helper"))  # type: ignore
+    assert all("kayaks" in f.text for f in memory.facts(user_id="bo", agent_id="helper"))
     with pytest.raises(NotFoundError):
         memory.search("anything", user_id="nobody")
 
@@ -64,16 +64,16 @@ def test_events_are_built_within_one_user_only(memory: Memory) -> None:
     same = "Ana and Bo both adore long walks by the river at dawn."
     memory.add(messages([("Ana", same), ("Ana", same + " Really.")]), user_id="ana")
     memory.add(messages([("Bo", same)]), user_id="bo")
-    ana_facts = {f.id for f in memory.list("facts", user_id="ana")}  # type: ignore[union-attr]
-    for ev in memory.list("events", user_id="ana"):
-        assert set(ev.fact_ids) <= ana_facts  # type: ignore[union-attr]
+    ana_facts = {f.id for f in memory.facts(user_id="ana")}
+    for ev in memory.events(user_id="ana"):
+        assert set(ev.fact_ids) <= ana_facts
 
 
 def test_llm_path_extracts_integrates_and_answers(llm_memory: Memory, fake_llm: FakeLLM, tmp_path: Path) -> None:
     path = write_locomo(tmp_path / "conv.json")
     report = llm_memory.add(path, user_id="ana", sample="conv-1")
-    facts = llm_memory.list("facts", user_id="ana")
-    assert facts and all(f.source == "llm" for f in facts)  # type: ignore[union-attr]
+    facts = llm_memory.facts(user_id="ana")
+    assert facts and all(f.source == "llm" for f in facts)
     assert report.extractions_failed == 0 and fake_llm.calls >= 5
     answer = llm_memory.answer("What is the name of Ana's dog?", user_id="ana")
     assert answer.text == "Pico" and answer.cited_turn_ids == ("D1:1",)
@@ -138,12 +138,12 @@ def test_precomputed_facts_and_events_attach(memory: Memory, tmp_path: Path) -> 
         )
     )
     memory.add(path, user_id="ana", sample="conv-1", facts=facts, events=events)
-    by_source = {f.text: f.source for f in memory.list("facts", user_id="ana")}  # type: ignore[union-attr]
+    by_source = {f.text: f.source for f in memory.facts(user_id="ana")}
     assert by_source["Ana adopted a dog named Pico."] == "pack"
     assert "Not this one." not in by_source
     assert {s for s in by_source.values()} == {"pack", "offline"}  # contexts without pack facts: offline
-    (event,) = memory.list("events", user_id="ana")
-    assert event.source == "pack" and len(event.fact_ids) == 2  # type: ignore[union-attr]
+    (event,) = memory.events(user_id="ana")
+    assert event.source == "pack" and len(event.fact_ids) == 2
     result = memory.search("Who adopted Pico?", user_id="ana")
     assert result.events and set(result.events[0].context_ids) <= {h.context.id for h in result.contexts} | set(
         result.events[0].context_ids
