@@ -144,10 +144,12 @@ def test_precomputed_facts_and_events_attach(memory: Memory, tmp_path: Path) -> 
     assert {s for s in by_source.values()} == {"pack", "offline"}  # contexts without pack facts: offline
     (event,) = memory.events(user_id="ana")
     assert event.source == "pack" and len(event.fact_ids) == 2
+    holding = {f.context_id for f in memory.facts(user_id="ana") if f.id in event.fact_ids}
+    assert len(holding) == 2  # the two pack facts come from two windows
     result = memory.search("Who adopted Pico?", user_id="ana")
-    assert result.events and set(result.events[0].context_ids) <= {h.context.id for h in result.contexts} | set(
-        result.events[0].context_ids
-    )
+    (hit,) = result.events
+    assert hit.event.id == event.id and set(hit.context_ids) == holding
+    assert {f.text for f in hit.facts} == {"Ana adopted a dog named Pico.", "Ben played a cello recital."}
 
 
 def test_answer_without_llm_says_how_to_configure(memory: Memory) -> None:
@@ -170,3 +172,33 @@ def test_file_with_several_samples_needs_one_picked(memory: Memory, tmp_path: Pa
     reports = memory.add_all(path, user_id="u")
     assert set(reports) == {"a", "b"}
     assert memory.stats(user_id="u", run_id="a").turns == 9
+
+
+def test_typed_record_accessors(memory: Memory, tmp_path: Path) -> None:
+    memory.add(write_locomo(tmp_path / "conv.json"), user_id="ana", sample="conv-1")
+    turns = memory.turns(user_id="ana")
+    assert [t.id for t in turns][:3] == ["D1:1", "D1:2", "D1:3"] and len(turns) == 9
+    assert memory.records("turns", user_id="ana") == turns
+    assert memory.records("contexts", user_id="ana") == memory.contexts(user_id="ana")
+    assert memory.records("facts", user_id="ana") == memory.facts(user_id="ana")
+    assert memory.records("events", user_id="ana") == memory.events(user_id="ana")
+    assert memory.get("D1:2", user_id="ana") == turns[1]
+    with pytest.raises(InputError, match="unknown kind"):
+        memory.records("sessions", user_id="ana")
+    with pytest.raises(NotFoundError):
+        memory.turns(user_id="nobody")
+    assert not hasattr(memory, "list")  # no method shadowing the builtin
+
+
+def test_k_caps_the_contexts_unless_max_contexts_is_given(memory: Memory, tmp_path: Path) -> None:
+    memory.add(write_locomo(tmp_path / "conv.json"), user_id="ana", sample="conv-1")
+    query = "What did Ana paint for her grandmother?"
+    default = memory.search(query, user_id="ana")
+    assert len(default.contexts) >= 3  # every window not covered by chosen ones fits under the default 10
+    assert memory.search(query, user_id="ana", k=10) == default  # the default k changes nothing
+    two = memory.search(query, user_id="ana", k=2)
+    assert len(two.contexts) == 2 and len(two.events) <= 2
+    wide = memory.search(query, user_id="ana", k=2, max_contexts=10)
+    assert [h.context.id for h in wide.contexts] == [h.context.id for h in default.contexts]
+    assert len(wide.events) <= 2
+    assert len(memory.search(query, user_id="ana", k=1, variant="paper").contexts) == 1
