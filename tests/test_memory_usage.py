@@ -11,6 +11,7 @@ import pytest
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.errors import LLMUnavailableError
+from anchormem.llm.accounting import Accounting
 from anchormem.llm.fake import FakeLLM
 from anchormem.llm.protocol import Message
 from anchormem.memory import Memory
@@ -125,3 +126,16 @@ def test_a_failed_answer_is_stored_as_a_failed_call(settings: Settings) -> None:
             mem.answer("What is the name of Ana's dog?", user_id="ana")
         answering = mem.stats(user_id="ana").usage["answering"]
     assert (answering.calls, answering.failed_calls) == (1, 1)
+
+
+def test_a_child_accounting_counts_its_own_calls_and_adds_them_to_its_parent() -> None:
+    total = Accounting()
+    ana, bo = total.child(), total.child()
+    fake = FakeLLM("ok")
+    for _ in range(2):
+        ana.wrap(fake, "extraction").complete([{"role": "user", "content": "a"}])
+    bo.wrap(fake, "answering").complete([{"role": "user", "content": "b"}])
+    assert {p: u.calls for p, u in ana.used().items()} == {"extraction": 2}
+    assert {p: u.calls for p, u in bo.used().items()} == {"answering": 1}
+    assert {p: u.calls for p, u in total.used().items()} == {"extraction": 2, "answering": 1}
+    assert Accounting().used() == {}
