@@ -15,7 +15,7 @@ from anchormem.errors import InputError, NotFoundError
 from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.precomputed import load_precomputed
 from anchormem.ingest.sources import Conversation, load_conversations, parse_messages
-from anchormem.lifecycle.ingester import Ingester
+from anchormem.ingester import Ingester
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.lifecycle.manager import Lifecycle
 from anchormem.llm.accounting import Accounting
@@ -57,7 +57,7 @@ class Memory:
 
     The facade holds no algorithm; it composes its :class:`~anchormem.parts.Parts` (store,
     embedder, LLM), per-user :class:`~anchormem.lifecycle.locks.WriterLocks`, a
-    :class:`~anchormem.query.cache.SnapshotCache`, an :class:`~anchormem.lifecycle.ingester.Ingester`
+    :class:`~anchormem.query.cache.SnapshotCache`, an :class:`~anchormem.ingester.Ingester`
     and a :class:`~anchormem.lifecycle.manager.Lifecycle`. ``accounting`` sums the LLM use of every
     call in this process; each call also counts its own, and that is what is stored for its scope.
     """
@@ -76,7 +76,7 @@ class Memory:
         self._snapshots = SnapshotCache(self._parts)
         locks = WriterLocks()
         self._ingester = Ingester(self._parts, locks, self.accounting)
-        self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester)
+        self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester.rebuild, self._ingester.made_by)
 
     @classmethod
     def from_env(cls, config_file: str | Path | None = None, **overrides: Any) -> Memory:

@@ -1,20 +1,20 @@
 """The forgetting, history and portability half of a memory: delete, history, export, import.
 
 The algorithms live beside this module (delete, history, portable); :class:`Lifecycle` wires
-them to the memory's parts, its writer locks, its snapshot cache and its ingester (which
-rebuilds what the surviving words still support after a delete).
+them to the memory's parts, its writer locks, its snapshot cache, and two callbacks of its
+ingest: ``rebuild`` (re-derive what the surviving words still support after a delete) and
+``made_by`` (the producers of the derived records, for the history).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from anchormem.errors import ConfigError, InputError
 from anchormem.lifecycle import delete as forgetting
 from anchormem.lifecycle import history as chronicle
 from anchormem.lifecycle import portable
-from anchormem.lifecycle.ingester import Ingester
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.model import DeleteReport, HistoryEntry, ImportReport, Scope
 from anchormem.parts import Parts
@@ -25,11 +25,19 @@ from anchormem.scopes import make_scope, no_memory
 class Lifecycle:
     """delete, history, export and import_records of one memory (see :class:`~anchormem.memory.Memory`)."""
 
-    def __init__(self, parts: Parts, locks: WriterLocks, snapshots: SnapshotCache, ingester: Ingester) -> None:
+    def __init__(
+        self,
+        parts: Parts,
+        locks: WriterLocks,
+        snapshots: SnapshotCache,
+        rebuild: forgetting.Rebuild,
+        made_by: Callable[[], Mapping[str, Any]],
+    ) -> None:
         self._parts = parts
         self._locks = locks
         self._snapshots = snapshots
-        self._ingester = ingester
+        self._rebuild = rebuild
+        self._made_by = made_by
 
     def delete(
         self,
@@ -66,12 +74,10 @@ class Lifecycle:
             raise no_memory(scope.user_id, scope.agent_id, scope.run_id)
         target, turn_ids = forgetting.resolve(store, scope, session, turn, context)
         try:
-            report = forgetting.delete_turns(
-                store, scope, turn_ids, self._ingester.rebuild, self._parts.response_cache()
-            )
+            report = forgetting.delete_turns(store, scope, turn_ids, self._rebuild, self._parts.response_cache())
         finally:
             self._snapshots.forget(scope)
-        chronicle.record_delete(store, scope, target, report, self._ingester.made_by())
+        chronicle.record_delete(store, scope, target, report, self._made_by())
         return report
 
     def history(
