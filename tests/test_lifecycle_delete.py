@@ -26,7 +26,7 @@ def _everything(mem: Memory, user: str) -> str:
     """Every text a reader of this memory can reach: records, export, search results."""
     parts: list[str] = []
     for kind in ("turns", "contexts", "facts", "events"):
-        parts.extend(repr(r) for r in mem.list(kind, user_id=user))
+        parts.extend(repr(r) for r in mem.records(kind, user_id=user))
     parts.extend(repr(r) for r in mem.export(user_id=user))
     parts.extend(repr(h) for h in mem.history(user_id=user))
     return "\n".join(parts)
@@ -50,10 +50,10 @@ def test_delete_session_cascades_and_scrubs_the_file(memory: Memory, settings: S
 
 def test_delete_turn_rebuilds_the_sessions_windows(memory: Memory) -> None:
     memory.add(messages(SESSION_1, "1"), user_id="ana")
-    turn = memory.list("turns", user_id="ana")[2]
+    turn = memory.turns(user_id="ana")[2]
     report = memory.delete(user_id="ana", turn=turn.id)
     assert report.turns == 1 and report.contexts == 2 and report.contexts_rebuilt == 2
-    turns = memory.list("turns", user_id="ana")
+    turns = memory.turns(user_id="ana")
     assert len(turns) == 4
     covered = {t for c in memory.contexts(user_id="ana") for t in c.turn_ids}
     assert covered == {t.id for t in turns}  # every surviving turn is searchable again
@@ -65,7 +65,7 @@ def test_delete_context_and_all(memory: Memory) -> None:
     memory.add(messages(SESSION_2, "1"), user_id="ana", agent_id="helper")
     ctx = memory.contexts(user_id="ana")[0]
     memory.delete(user_id="ana", context=ctx.id)
-    assert not set(ctx.turn_ids) & {t.id for t in memory.list("turns", user_id="ana")}
+    assert not set(ctx.turn_ids) & {t.id for t in memory.turns(user_id="ana")}
     report = memory.delete(user_id="ana", all=True)
     assert report.turns == len(SESSION_1) - len(ctx.turn_ids) + len(SESSION_2)
     assert memory.users() == []
@@ -73,7 +73,7 @@ def test_delete_context_and_all(memory: Memory) -> None:
         memory.search("Pico", user_id="ana")
     assert [h.op for h in memory.history(user_id="ana")][-2:] == ["delete", "delete"]
     memory.add(messages(SESSION_1[:2], "1"), user_id="ana")  # a new memory starts fresh
-    assert len(memory.list("turns", user_id="ana")) == 2
+    assert len(memory.turns(user_id="ana")) == 2
 
 
 def test_delete_needs_exactly_one_known_target(memory: Memory) -> None:
@@ -131,7 +131,7 @@ def test_property_deleted_words_leave_no_trace(
             mem.add(messages(turns, str(s + 1)), user_id="u")
         gone: set[str] = set()
         for kind, k in picks:
-            turns_now = mem.list("turns", user_id="u")
+            turns_now = mem.turns(user_id="u")
             if not turns_now:
                 break
             if kind == "turn":
@@ -147,7 +147,7 @@ def test_property_deleted_words_leave_no_trace(
                 gone.update(t.text for t in turns_now if t.id in ctx.turn_ids)
                 mem.delete(user_id="u", context=ctx.id)
         markers = {t.split()[0] for t in gone}
-        remaining = mem.list("turns", user_id="u") if mem.users() else []
+        remaining = mem.turns(user_id="u") if mem.users() else []
         assert len(remaining) == n - len(gone)  # nothing else was removed
         assert not markers & {t.text.split()[0] for t in remaining}
         if remaining:

@@ -58,8 +58,8 @@ def test_a_failing_rebuild_still_scrubs_the_store_file(settings: Settings, monke
             raise StoreError("disk full")
 
         monkeypatch.setattr("anchormem.ingest.pipeline.IngestPipeline.rebuild", broken)
-        victim = mem.list("turns", user_id="ana")[2]
+        victim = mem.turns(user_id="ana")[2]
         with pytest.raises(StoreError):
             mem.delete(user_id="ana", turn=victim.id)
-        assert victim.id not in {t.id for t in mem.list("turns", user_id="ana")}
+        assert victim.id not in {t.id for t in mem.turns(user_id="ana")}
         assert b"Pico loves the beach" not in _bytes(settings.store_path)

@@ -73,11 +73,11 @@ def test_delete_session_during_an_add_leaves_no_orphans(tmp_path: Path) -> None:
         assert responder.thread is not None
         responder.thread.join(timeout=15)
         assert not responder.errors
-        turns = {t.id for t in mem.list("turns", user_id="ana")}
+        turns = {t.id for t in mem.turns(user_id="ana")}
         contexts = mem.contexts(user_id="ana")
         facts = mem.facts(user_id="ana")
         events = mem.events(user_id="ana")
-        assert all(t.session == "2" for t in mem.list("turns", user_id="ana"))
+        assert all(t.session == "2" for t in mem.turns(user_id="ana"))
         assert all(set(c.turn_ids) <= turns for c in contexts)
         assert all(f.context_id in {c.id for c in contexts} for f in facts)
         assert all(set(e.fact_ids) <= {f.id for f in facts} for e in events)

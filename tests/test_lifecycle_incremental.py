@@ -30,7 +30,7 @@ def test_session_by_session_equals_all_at_once(tmp_path: Path) -> None:
         for i, s in enumerate(SESSIONS, 1):
             steps.add(messages(s, str(i)), user_id="u")
         for kind in ("turns", "contexts", "facts"):
-            assert {r.id for r in once.list(kind, user_id="u")} == {r.id for r in steps.list(kind, user_id="u")}
+            assert {r.id for r in once.records(kind, user_id="u")} == {r.id for r in steps.records(kind, user_id="u")}
         q = "Pico beach frisbee"
         assert once.search(q, user_id="u").turn_ids == steps.search(q, user_id="u").turn_ids
 

@@ -27,7 +27,7 @@ def test_offline_add_and_search_with_provenance(memory: Memory, tmp_path: Path) 
         assert hit.context.text.startswith("DATE: ")
         for anchor in hit.anchors:
             assert anchor.fact.context_id == hit.context.id
-    stored = {c.id: c for c in memory.list("contexts", user_id="ana")}  # type: ignore[union-attr]
+    stored = {c.id: c for c in memory.contexts(user_id="ana")}
     assert all(h.context == stored[h.context.id] for h in result.contexts)
 
 
@@ -55,7 +55,7 @@ def test_user_scopes_never_leak(memory: Memory) -> None:
         assert all("Zorro" in h.context.text for h in ana.contexts)
         bo = memory.search(query, user_id="bo")
         assert all("Zorro" not in h.context.text and "kayaks" not in h.context.text for h in bo.contexts)
-    assert all("kayaks" in f.text for f in memory.list("facts", user_id="bo", agent_id="helper"))  # type: ignore
+    assert all("kayaks" in f.text for f in memory.facts(user_id="bo", agent_id="helper"))
     with pytest.raises(NotFoundError):
         memory.search("anything", user_id="nobody")
 
@@ -64,16 +64,16 @@ def test_events_are_built_within_one_user_only(memory: Memory) -> None:
     same = "Ana and Bo both adore long walks by the river at dawn."
     memory.add(messages([("Ana", same), ("Ana", same + " Really.")]), user_id="ana")
     memory.add(messages([("Bo", same)]), user_id="bo")
-    ana_facts = {f.id for f in memory.list("facts", user_id="ana")}  # type: ignore[union-attr]
-    for ev in memory.list("events", user_id="ana"):
-        assert set(ev.fact_ids) <= ana_facts  # type: ignore[union-attr]
+    ana_facts = {f.id for f in memory.facts(user_id="ana")}
+    for ev in memory.events(user_id="ana"):
+        assert set(ev.fact_ids) <= ana_facts
 
 
 def test_llm_path_extracts_integrates_and_answers(llm_memory: Memory, fake_llm: FakeLLM, tmp_path: Path) -> None:
     path = write_locomo(tmp_path / "conv.json")
     report = llm_memory.add(path, user_id="ana", sample="conv-1")
-    facts = llm_memory.list("facts", user_id="ana")
-    assert facts and all(f.source == "llm" for f in facts)  # type: ignore[union-attr]
+    facts = llm_memory.facts(user_id="ana")
+    assert facts and all(f.source == "llm" for f in facts)
     assert report.extractions_failed == 0 and fake_llm.calls >= 5
     answer = llm_memory.answer("What is the name of Ana's dog?", user_id="ana")
     assert answer.text == "Pico" and answer.cited_turn_ids == ("D1:1",)
@@ -138,16 +138,18 @@ def test_precomputed_facts_and_events_attach(memory: Memory, tmp_path: Path) -> 
         )
     )
     memory.add(path, user_id="ana", sample="conv-1", facts=facts, events=events)
-    by_source = {f.text: f.source for f in memory.list("facts", user_id="ana")}  # type: ignore[union-attr]
+    by_source = {f.text: f.source for f in memory.facts(user_id="ana")}
     assert by_source["Ana adopted a dog named Pico."] == "pack"
     assert "Not this one." not in by_source
     assert {s for s in by_source.values()} == {"pack", "offline"}  # contexts without pack facts: offline
-    (event,) = memory.list("events", user_id="ana")
-    assert event.source == "pack" and len(event.fact_ids) == 2  # type: ignore[union-attr]
+    (event,) = memory.events(user_id="ana")
+    assert event.source == "pack" and len(event.fact_ids) == 2
+    holding = {f.context_id for f in memory.facts(user_id="ana") if f.id in event.fact_ids}
+    assert len(holding) == 2  # the two pack facts come from two windows
     result = memory.search("Who adopted Pico?", user_id="ana")
-    assert result.events and set(result.events[0].context_ids) <= {h.context.id for h in result.contexts} | set(
-        result.events[0].context_ids
-    )
+    (hit,) = result.events
+    assert hit.event.id == event.id and set(hit.context_ids) == holding
+    assert {f.text for f in hit.facts} == {"Ana adopted a dog named Pico.", "Ben played a cello recital."}
 
 
 def test_answer_without_llm_says_how_to_configure(memory: Memory) -> None:
@@ -170,3 +172,33 @@ def test_file_with_several_samples_needs_one_picked(memory: Memory, tmp_path: Pa
     reports = memory.add_all(path, user_id="u")
     assert set(reports) == {"a", "b"}
     assert memory.stats(user_id="u", run_id="a").turns == 9
+
+
+def test_typed_record_accessors(memory: Memory, tmp_path: Path) -> None:
+    memory.add(write_locomo(tmp_path / "conv.json"), user_id="ana", sample="conv-1")
+    turns = memory.turns(user_id="ana")
+    assert [t.id for t in turns][:3] == ["D1:1", "D1:2", "D1:3"] and len(turns) == 9
+    assert memory.records("turns", user_id="ana") == turns
+    assert memory.records("contexts", user_id="ana") == memory.contexts(user_id="ana")
+    assert memory.records("facts", user_id="ana") == memory.facts(user_id="ana")
+    assert memory.records("events", user_id="ana") == memory.events(user_id="ana")
+    assert memory.get("D1:2", user_id="ana") == turns[1]
+    with pytest.raises(InputError, match="unknown kind"):
+        memory.records("sessions", user_id="ana")
+    with pytest.raises(NotFoundError):
+        memory.turns(user_id="nobody")
+    assert not hasattr(memory, "list")  # no method shadowing the builtin
+
+
+def test_k_caps_the_contexts_unless_max_contexts_is_given(memory: Memory, tmp_path: Path) -> None:
+    memory.add(write_locomo(tmp_path / "conv.json"), user_id="ana", sample="conv-1")
+    query = "What did Ana paint for her grandmother?"
+    default = memory.search(query, user_id="ana")
+    assert len(default.contexts) >= 3  # every window not covered by chosen ones fits under the default 10
+    assert memory.search(query, user_id="ana", k=10) == default  # the default k changes nothing
+    two = memory.search(query, user_id="ana", k=2)
+    assert len(two.contexts) == 2 and len(two.events) <= 2
+    wide = memory.search(query, user_id="ana", k=2, max_contexts=10)
+    assert [h.context.id for h in wide.contexts] == [h.context.id for h in default.contexts]
+    assert len(wide.events) <= 2
+    assert len(memory.search(query, user_id="ana", k=1, variant="paper").contexts) == 1

@@ -3,55 +3,63 @@ ingest lives in :mod:`anchormem.ingest`, retrieval in :mod:`anchormem.query`."""
 
 from __future__ import annotations
 
-import builtins
-import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from anchormem.config import Settings
-from anchormem.embed.factory import open_embedder
 from anchormem.embed.protocol import Embedder
-from anchormem.errors import ConfigError, InputError, LLMNotConfiguredError, NotFoundError
-from anchormem.ingest.pipeline import IngestPipeline, Progress
-from anchormem.ingest.precomputed import Precomputed, load_precomputed
+from anchormem.errors import InputError, NotFoundError
+from anchormem.ingest.pipeline import Progress
+from anchormem.ingest.precomputed import load_precomputed
 from anchormem.ingest.sources import Conversation, load_conversations, parse_messages
-from anchormem.lifecycle import history as chronicle
-from anchormem.lifecycle.facade import LifecycleMixin
+from anchormem.ingester import Ingester
+from anchormem.lifecycle.locks import WriterLocks
+from anchormem.lifecycle.manager import Lifecycle
 from anchormem.llm.accounting import Accounting
-from anchormem.llm.factory import open_llm
 from anchormem.llm.protocol import LLM, Completion
-from anchormem.llm.structured import complete_parsed
 from anchormem.model import (
     Answer,
     Context,
+    DeleteReport,
     Event,
     Fact,
+    HistoryEntry,
+    ImportReport,
     IngestReport,
     Scope,
     SearchResult,
     Stats,
     Turn,
 )
-from anchormem.prompts import answer as answer_prompt
-from anchormem.query.render import render_memories
+from anchormem.parts import Parts
+from anchormem.query.answer import read
+from anchormem.query.cache import SnapshotCache
 from anchormem.query.retrieve import retrieve
 from anchormem.query.snapshot import ScopeSnapshot
-from anchormem.scopes import check_query, make_scope
-from anchormem.store.factory import open_store
+from anchormem.scopes import check_query, make_scope, no_memory
 from anchormem.store.protocol import Store
 
 Source = str | Path | Conversation | Sequence[Mapping[str, Any]]
+Record = Turn | Context | Fact | Event
+RecordKind = Literal["turns", "contexts", "facts", "events"]
+RECORD_KINDS: tuple[RecordKind, ...] = ("turns", "contexts", "facts", "events")
 
 
-class Memory(LifecycleMixin):
-    """Long-term memory for one store: add conversations, search, answer, inspect.
+class Memory:
+    """Long-term memory for one store: add conversations, search, answer, inspect, forget.
 
     Nothing is loaded until it is needed: the embedding model on the first add or
     search, the LLM client on the first call that needs it. Pass ``store``,
     ``embedder`` or ``llm`` to use your own parts (e.g. fakes in tests).
+
+    The facade holds no algorithm; it composes its :class:`~anchormem.parts.Parts` (store,
+    embedder, LLM), per-user :class:`~anchormem.lifecycle.locks.WriterLocks`, a
+    :class:`~anchormem.query.cache.SnapshotCache`, an :class:`~anchormem.ingester.Ingester`
+    and a :class:`~anchormem.lifecycle.manager.Lifecycle`. ``accounting`` sums the LLM use of every
+    call in this process; each call also counts its own, and that is what is stored for its scope.
     """
 
     def __init__(
@@ -63,13 +71,12 @@ class Memory(LifecycleMixin):
         llm: LLM | None = None,
     ) -> None:
         self.settings = settings or Settings()
-        self._store = store
-        self._embedder = embedder
-        self._llm = llm
         self.accounting = Accounting()
-        self._snapshots: dict[Scope, tuple[int, ScopeSnapshot]] = {}
-        self._lock = threading.Lock()
-        self._writers: dict[str, threading.RLock] = {}
+        self._parts = Parts(self.settings, store=store, embedder=embedder, llm=llm)
+        self._snapshots = SnapshotCache(self._parts)
+        locks = WriterLocks()
+        self._ingester = Ingester(self._parts, locks, self.accounting)
+        self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester.rebuild, self._ingester.made_by)
 
     @classmethod
     def from_env(cls, config_file: str | Path | None = None, **overrides: Any) -> Memory:
@@ -80,45 +87,15 @@ class Memory(LifecycleMixin):
 
     @property
     def store(self) -> Store:
-        if self._store is None:
-            self._store = open_store(self.settings.store_location)
-        return self._store
+        return self._parts.store
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = open_embedder(self.settings.embed)
-        return self._embedder
+        return self._parts.embedder
 
     @property
     def llm(self) -> LLM | None:
-        if self._llm is None and self.settings.llm is not None:
-            self._llm = open_llm(self.settings.llm, self.settings.cache_path)
-        return self._llm
-
-    def _require_llm(self, what: str) -> LLM:
-        llm = self.llm
-        if llm is None:
-            raise LLMNotConfiguredError(
-                f"{what} needs an LLM: set ANCHORMEM_LLM_BASE_URL and ANCHORMEM_LLM_MODEL "
-                "(or --llm-url/--llm-model, or [llm] in the config file)"
-            )
-        return llm
-
-    def _check_embedder(self) -> None:
-        """A store's vectors come from one embedder; refuse to mix them."""
-        get = getattr(self.store, "get_meta", None)
-        if get is None:
-            return
-        name = get("embedder")
-        if name is None:
-            self.store.set_meta("embedder", self.embedder.name)
-            self.store.set_meta("embedder_dim", str(self.embedder.dim))
-        elif name != self.embedder.name:
-            raise ConfigError(
-                f"this store was built with embedder {name!r}, not {self.embedder.name!r}; "
-                "use the same embedding backend or a new store"
-            )
+        return self._parts.llm
 
     # -- ingest ------------------------------------------------------------------------------------------
 
@@ -145,7 +122,7 @@ class Memory(LifecycleMixin):
         scope = make_scope(user_id, agent_id, run_id)
         conversation = self._conversation(source, sample)
         pre = load_precomputed(facts, events, sample_id=conversation.name if sample or facts or events else None)
-        return self._ingest(scope, conversation.turns, pre, progress)
+        return self._ingester.add(scope, conversation.turns, pre, progress)
 
     def _conversation(self, source: Source, sample: str | None) -> Conversation:
         if isinstance(source, Conversation):
@@ -179,90 +156,14 @@ class Memory(LifecycleMixin):
         out: dict[str, IngestReport] = {}
         for conv in load_conversations(path):
             pre = load_precomputed(facts, events, sample_id=conv.name)
-            out[conv.name] = self._ingest(make_scope(user_id, agent_id, conv.name), conv.turns, pre, progress)
+            out[conv.name] = self._ingester.add(make_scope(user_id, agent_id, conv.name), conv.turns, pre, progress)
         return out
-
-    def _pipeline(self, progress: Progress | None = None) -> IngestPipeline:
-        llm = self.llm
-        return IngestPipeline(
-            store=self.store,
-            embedder=self.embedder,
-            graph=self.settings.graph,
-            extract_llm=self.accounting.wrap(llm, "extraction") if llm is not None else None,
-            integrate_llm=self.accounting.wrap(llm, "integration") if llm is not None else None,
-            concurrency=self.settings.llm.concurrency if self.settings.llm else 1,
-            progress=progress or (lambda *_: None),
-        )
-
-    def _made_by(self, precomputed: bool = False) -> dict[str, Any]:
-        llm = self.llm
-        return chronicle.provenance(llm.model if llm is not None else None, self.embedder.name, precomputed)
-
-    def _ingest(
-        self, scope: Scope, turns: Sequence[Turn], pre: Precomputed | None, progress: Progress | None
-    ) -> IngestReport:
-        if not turns:
-            raise InputError("nothing to add: the conversation has no turns")
-        self._check_embedder()
-        before = self.accounting.snapshot()
-        pipeline = self._pipeline(progress)
-        report = IngestReport()
-        completed = False
-        with self._writer(scope.user_id):
-            try:
-                report = pipeline.run(scope, turns, pre)
-                completed = True
-                return report
-            finally:
-                self._record_usage(scope, before)
-                if not completed or chronicle.changed(report):
-                    chronicle.record_add(
-                        self.store,
-                        scope,
-                        report,
-                        list(dict.fromkeys(t.session for t in turns)),
-                        self._made_by(pre is not None and bool(pre.facts)),
-                        completed,
-                    )
-
-    def _record_usage(self, scope: Scope, before: Mapping[str, Any]) -> None:
-        after = self.accounting.snapshot()
-        delta = {}
-        for phase, usage in after.items():
-            d = usage.since(before.get(phase))
-            if d.calls or d.failed_calls:
-                delta[phase] = d
-        if delta:
-            self.store.record_usage(scope, delta)
 
     # -- query -------------------------------------------------------------------------------------------
 
     def snapshot(self, scope: Scope) -> ScopeSnapshot:
         """The scope's memory as retrieval sees it (cached until the scope changes)."""
-        version = self.store.version(scope)
-        if version == 0:
-            raise NotFoundError(
-                f"no memory for user {scope.user_id!r}"
-                + (f" (agent {scope.agent_id!r})" if scope.agent_id else "")
-                + (f" (run {scope.run_id!r})" if scope.run_id else "")
-            )
-        with self._lock:
-            cached = self._snapshots.get(scope)
-            if cached and cached[0] == version:
-                return cached[1]
-        facts, fact_vectors = self.store.fact_matrix(scope)
-        events, event_vectors = self.store.event_matrix(scope)
-        snap = ScopeSnapshot(
-            contexts=self.store.contexts(scope),
-            facts=facts,
-            fact_vectors=fact_vectors,
-            events=events,
-            event_vectors=event_vectors,
-            embed_texts=self.embedder.embed,
-        )
-        with self._lock:
-            self._snapshots[scope] = (version, snap)
-        return snap
+        return self._snapshots.get(scope)
 
     def search(
         self,
@@ -275,12 +176,18 @@ class Memory(LifecycleMixin):
         max_contexts: int | None = None,
         variant: str | None = None,
     ) -> SearchResult:
-        """Memories for ``query``: contexts (with their anchor facts) and events, with provenance."""
+        """Memories for ``query``: contexts (with their anchor facts) and events, with provenance.
+
+        ``k`` is how many facts and events the recipe considers (the ``paper`` recipe maps the top
+        ``k`` facts to contexts; every recipe returns at most ``k`` events) and, unless
+        ``max_contexts`` is given, also the most contexts returned. Left out, both come from
+        the settings (``retrieval.k_facts``, ``k_events``, ``max_contexts``).
+        """
         query = check_query(query)
-        snap = self.snapshot(make_scope(user_id, agent_id, run_id))
+        snap = self._snapshots.get(make_scope(user_id, agent_id, run_id))
         settings = self.settings.retrieval
         if k is not None:
-            settings = replace(settings, k_facts=k, k_events=k)
+            settings = replace(settings, k_facts=k, k_events=k, max_contexts=k)
         if max_contexts is not None:
             settings = replace(settings, max_contexts=max_contexts)
         if variant is not None:
@@ -303,57 +210,83 @@ class Memory(LifecycleMixin):
         reader: LLM | None = None,
     ) -> Answer:
         """Answer from memory with the reader LLM (``reader``, else the configured LLM);
-        the answer cites the turn ids it drew on."""
-        llm = reader or self._require_llm("answering")
+        the answer cites the turn ids it drew on. The reader's usage is stored for the scope
+        (phase ``answering`` of :meth:`stats`)."""
+        llm = reader or self._parts.require_llm("answering")
         memories = self.search(question, user_id=user_id, agent_id=agent_id, run_id=run_id, k=k, variant=variant)
-        reader = self.accounting.wrap(llm, "answering")
-        prompt = answer_prompt.build(render_memories(memories, with_turn_ids=True), question)
-        text, cited = complete_parsed(reader, prompt, answer_prompt.parse)
-        known = set(memories.turn_ids)
-        cited_known = tuple(t for t in dict.fromkeys(cited) if t in known)
-        return Answer(question=question, text=text, cited_turn_ids=cited_known, memories=memories, model=llm.model)
+        call = self.accounting.child()
+        try:
+            return read(call.wrap(llm, "answering"), question, memories)
+        finally:
+            used = call.used()
+            if used:
+                self.store.record_usage(make_scope(user_id, agent_id, run_id), used)
 
     # -- inspect -------------------------------------------------------------------------------------------
 
-    def list(
-        self, kind: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
-    ) -> Sequence[Turn | Context | Fact | Event]:
-        """All ``turns``, ``contexts``, ``facts`` or ``events`` of a user's memory."""
-        scope = self._existing(user_id, agent_id, run_id)
-        if kind == "turns":
-            return self.store.turns(scope)
-        if kind == "contexts":
-            return self.store.contexts(scope)
-        if kind == "facts":
-            return self.store.facts(scope)
-        if kind == "events":
-            return self.store.events(scope)
-        raise InputError(f"unknown kind {kind!r}; choose turns, contexts, facts or events")
+    def turns(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Turn]:
+        """Every turn of a memory, in conversation order."""
+        return self.store.turns(self._existing(user_id, agent_id, run_id))
 
-    def contexts(
-        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
-    ) -> builtins.list[Context]:
+    def contexts(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Context]:
+        """Every context (3-turn window) of a memory, in conversation order."""
         return self.store.contexts(self._existing(user_id, agent_id, run_id))
 
-    def facts(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> builtins.list[Fact]:
+    def facts(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Fact]:
+        """Every fact (anchor) of a memory."""
         return self.store.facts(self._existing(user_id, agent_id, run_id))
 
-    def events(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> builtins.list[Event]:
+    def events(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Event]:
+        """Every event of a memory."""
         return self.store.events(self._existing(user_id, agent_id, run_id))
 
-    def get(
-        self, record_id: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
-    ) -> Turn | Context | Fact | Event:
+    @overload
+    def records(
+        self, kind: Literal["turns"], *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+    ) -> list[Turn]: ...
+    @overload
+    def records(
+        self, kind: Literal["contexts"], *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+    ) -> list[Context]: ...
+    @overload
+    def records(
+        self, kind: Literal["facts"], *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+    ) -> list[Fact]: ...
+    @overload
+    def records(
+        self, kind: Literal["events"], *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+    ) -> list[Event]: ...
+    @overload
+    def records(
+        self, kind: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+    ) -> Sequence[Record]: ...
+    def records(
+        self, kind: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+    ) -> Sequence[Record]:
+        """The records of one kind named at run time (``turns``, ``contexts``, ``facts`` or ``events``),
+        for shells that take the kind as input; code that knows the kind calls :meth:`turns`,
+        :meth:`contexts`, :meth:`facts` or :meth:`events`."""
+        if kind == "turns":
+            return self.turns(user_id=user_id, agent_id=agent_id, run_id=run_id)
+        if kind == "contexts":
+            return self.contexts(user_id=user_id, agent_id=agent_id, run_id=run_id)
+        if kind == "facts":
+            return self.facts(user_id=user_id, agent_id=agent_id, run_id=run_id)
+        if kind == "events":
+            return self.events(user_id=user_id, agent_id=agent_id, run_id=run_id)
+        raise InputError(f"unknown kind {kind!r}; choose {', '.join(RECORD_KINDS)}")
+
+    def get(self, record_id: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Record:
         """One record by id: a context (``c-…``), fact (``f-…``), event (``e-…``) or turn id."""
-        scope = self._existing(user_id, agent_id, run_id)
-        kinds = {"c-": "contexts", "f-": "facts", "e-": "events"}
+        kinds: dict[str, RecordKind] = {"c-": "contexts", "f-": "facts", "e-": "events"}
         kind = kinds.get(record_id[:2], "turns")
-        for record in self.list(kind, user_id=scope.user_id, agent_id=agent_id, run_id=run_id):
+        for record in self.records(kind, user_id=user_id, agent_id=agent_id, run_id=run_id):
             if record.id == record_id:
                 return record
         raise NotFoundError(f"no {kind[:-1]} {record_id!r} in the memory of user {user_id!r}")
 
     def stats(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Stats:
+        """Counts of a memory's records and its stored LLM usage per phase (extraction, integration, answering)."""
         scope = self._existing(user_id, agent_id, run_id)
         states = self.store.extraction_states(scope)
         turns = self.store.turns(scope)
@@ -368,22 +301,58 @@ class Memory(LifecycleMixin):
             usage=self.store.usage(scope),
         )
 
-    def users(self) -> builtins.list[Scope]:
+    def users(self) -> list[Scope]:
         return self.store.scopes()
 
     def _existing(self, user_id: str, agent_id: str | None, run_id: str | None) -> Scope:
         scope = make_scope(user_id, agent_id, run_id)
         if self.store.version(scope) == 0:
-            raise NotFoundError(
-                f"no memory for user {user_id!r}"
-                + (f" (agent {agent_id!r})" if agent_id else "")
-                + (f" (run {run_id!r})" if run_id else "")
-            )
+            raise no_memory(user_id, agent_id, run_id)
         return scope
 
+    # -- lifecycle: forget, history, export, import -----------------------------------------------------
+
+    def delete(
+        self,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        session: str | None = None,
+        turn: str | None = None,
+        context: str | None = None,
+        all: bool = False,
+    ) -> DeleteReport:
+        """Forget one session, turn or context (its turns), or ``all`` of a memory.
+
+        Everything derived from the deleted words goes: their contexts, those contexts'
+        facts, events built on those facts (re-formed from the facts that remain), cached
+        LLM responses holding the text, and the bytes in the store file. The surviving
+        turns of a touched session are re-cut into windows. ``all`` with only ``user_id``
+        deletes every agent and run of that user. Exactly one target must be given.
+        """
+        return self._lifecycle.delete(
+            user_id=user_id, agent_id=agent_id, run_id=run_id, session=session, turn=turn, context=context, all=all
+        )
+
+    def history(
+        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None, limit: int | None = None
+    ) -> list[HistoryEntry]:
+        """The append-only record of changes to a memory (and its agent/run scopes), oldest first."""
+        return self._lifecycle.history(user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit)
+
+    def export(
+        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """A user's memory (every agent/run scope under it unless narrowed) as JSONL-ready records."""
+        return self._lifecycle.export(user_id=user_id, agent_id=agent_id, run_id=run_id)
+
+    def import_records(self, records: Iterable[Mapping[str, Any]]) -> ImportReport:
+        """Load an export into empty scopes of this store; validates everything before writing."""
+        return self._lifecycle.import_records(records)
+
     def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
+        self._parts.close()
 
     def __enter__(self) -> Memory:
         return self

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from anchormem.errors import InputError
+from anchormem.errors import InputError, NotFoundError
 from anchormem.model import Scope
 
 MAX_QUERY_CHARS = 10_000
@@ -25,3 +25,12 @@ def check_query(query: str) -> str:
     if len(query) > MAX_QUERY_CHARS:
         raise InputError(f"the query is {len(query):,} characters; the limit is {MAX_QUERY_CHARS:,}")
     return query.strip()
+
+
+def no_memory(user_id: str, agent_id: str | None = None, run_id: str | None = None) -> NotFoundError:
+    """The error for a scope with nothing stored."""
+    return NotFoundError(
+        f"no memory for user {user_id!r}"
+        + (f" (agent {agent_id!r})" if agent_id else "")
+        + (f" (run {run_id!r})" if run_id else "")
+    )

@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from anchormem.memory import Memory
 
 KINDS = ("turns", "contexts", "facts", "events")
+K_HELP = (
+    "facts and events considered (the paper recipe maps the top-k facts to contexts; every recipe returns "
+    "at most k events) and, unless --max-contexts is given, at most k contexts (default 10)"
+)
 
 
 def register(sub: Any) -> None:
@@ -32,8 +36,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("search", help="retrieve memories for a query, with provenance")
     p.add_argument("query")
     scope_options(p)
-    p.add_argument("--k", type=int, help="top-k facts and events (default 10)")
-    p.add_argument("--max-contexts", type=int, help="at most this many contexts (default 10)")
+    p.add_argument("--k", type=int, help=K_HELP)
+    p.add_argument("--max-contexts", type=int, help="at most this many contexts (default: --k if given, else 10)")
     variant_option(p)
     store_options(p)
     p.set_defaults(handler=with_memory(cmd_search))
@@ -41,7 +45,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("answer", help="answer a question from memory with the configured LLM")
     p.add_argument("question")
     scope_options(p)
-    p.add_argument("--k", type=int, help="top-k facts and events (default 10)")
+    p.add_argument("--k", type=int, help=K_HELP)
     store_options(p)
     p.set_defaults(handler=with_memory(cmd_answer))
 
@@ -95,7 +99,7 @@ def cmd_stats(mem: Memory, args: argparse.Namespace) -> Any:
 
 
 def cmd_list(mem: Memory, args: argparse.Namespace) -> Any:
-    return mem.list(args.kind, **scope_kwargs(args))
+    return mem.records(args.kind, **scope_kwargs(args))
 
 
 def cmd_get(mem: Memory, args: argparse.Namespace) -> Any:

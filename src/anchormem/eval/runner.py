@@ -38,10 +38,9 @@ from anchormem.ingest.parallel import run_bounded
 from anchormem.ingest.pipeline import Progress
 from anchormem.llm.factory import open_llm
 from anchormem.llm.protocol import LLM
-from anchormem.llm.structured import complete_parsed
 from anchormem.memory import Memory
 from anchormem.model import SearchResult, Usage
-from anchormem.prompts import answer as answer_prompt
+from anchormem.query.answer import read
 from anchormem.query.render import render_memories
 from anchormem.query.retrieve import RECIPES
 
@@ -262,8 +261,8 @@ class LocomoRun:
             cfg.data, user_id=sample_id, sample=sample_id, facts=cfg.facts, events=cfg.events, progress=self._progress
         )
         stats = memory.stats(user_id=sample_id)
-        facts = Counter(getattr(f, "source", "?") for f in memory.list("facts", user_id=sample_id))
-        events = Counter(getattr(e, "source", "?") for e in memory.list("events", user_id=sample_id))
+        facts = Counter[str](f.source for f in memory.facts(user_id=sample_id))
+        events = Counter[str](e.source for e in memory.events(user_id=sample_id))
         built = AEGStats(
             facts=stats.facts,
             events=stats.events,
@@ -332,23 +331,15 @@ class LocomoRun:
             save()
 
     def _ask(self, memory: Memory, reader: LLM | None, judge: Judge | None, q: Question) -> dict[str, Any]:
-        user, text, error = q.sample_id, None, None
-        if reader is not None and self.config.variant != "no-context":
+        text, error = None, None
+        result = memory.search(q.question, user_id=q.sample_id)
+        no_context = self.config.variant == "no-context"
+        rendered = render_facts(result) if no_context else render_memories(result)
+        if reader is not None:
             try:
-                answer = memory.answer(q.question, user_id=user, reader=reader)
-                result, text = answer.memories, answer.text
-            except LLMResponseError as exc:
-                result, text, error = memory.search(q.question, user_id=user), "", str(exc)
-        else:
-            result = memory.search(q.question, user_id=user)
-        rendered = render_facts(result) if self.config.variant == "no-context" else render_memories(result)
-        if reader is not None and self.config.variant == "no-context":
-            try:
-                text = complete_parsed(
-                    memory.accounting.wrap(reader, "answering"),
-                    answer_prompt.build(rendered, q.question),
-                    answer_prompt.parse,
-                )[0]
+                # the reader sees the facts (no-context) or the contexts with their turn ids
+                shown = rendered if no_context else None
+                text = read(memory.accounting.wrap(reader, "answering"), q.question, result, shown).text
             except LLMResponseError as exc:
                 text, error = "", str(exc)
         ids = result.turn_ids

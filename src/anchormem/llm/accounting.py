@@ -1,6 +1,10 @@
 """Per-phase accounting of LLM use (calls, tokens, seconds), as in the paper's
 Tables 2 and 4. Wrap an LLM once per phase; every call through the wrapper is
-recorded under that phase."""
+recorded under that phase.
+
+One operation (an add, a delete's rebuild, an answer) gets its own :class:`Accounting`
+whose ``parent`` is the process-wide one: the operation's own counts are exact however
+many other operations run at the same time, and the parent still sums them all."""
 
 from __future__ import annotations
 
@@ -20,9 +24,14 @@ class Accounting:
     wall time spent waiting, failed calls included.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, parent: Accounting | None = None) -> None:
         self._lock = threading.Lock()
         self._phases: dict[str, Usage] = {}
+        self.parent = parent
+
+    def child(self) -> Accounting:
+        """A fresh accounting for one operation; what it records is also recorded here."""
+        return Accounting(parent=self)
 
     def wrap(self, llm: LLM, phase: str) -> LLM:
         """An LLM that forwards to ``llm`` and records every call under ``phase``."""
@@ -37,8 +46,13 @@ class Accounting:
             one.prompt_tokens = completion.prompt_tokens
             one.completion_tokens = completion.completion_tokens
             one.cached_calls = 1 if completion.cached else 0
+        self._add(phase, one)
+
+    def _add(self, phase: str, one: Usage) -> None:
         with self._lock:
             self._phases.setdefault(phase, Usage()).add(one)
+        if self.parent is not None:
+            self.parent._add(phase, one)
 
     def usage(self, phase: str) -> Usage:
         """A copy of one phase's usage (zeros for an unknown phase)."""
@@ -49,6 +63,10 @@ class Accounting:
         """Copies of every phase's usage."""
         with self._lock:
             return {name: replace(u) for name, u in self._phases.items()}
+
+    def used(self) -> dict[str, Usage]:
+        """Copies of the phases that saw at least one call (what is worth storing)."""
+        return {name: u for name, u in self.snapshot().items() if u.calls or u.failed_calls}
 
     def total(self) -> Usage:
         total = Usage()

@@ -38,7 +38,7 @@ async def list_records(
     offset: int = Query(0, ge=0),
     limit: int = Query(100, ge=1, le=MAX_PAGE),
 ) -> Any:
-    records = await run_in_threadpool(service.memory.list, kind, user_id=user_id, agent_id=agent_id, run_id=run_id)
+    records = await run_in_threadpool(service.memory.records, kind, user_id=user_id, agent_id=agent_id, run_id=run_id)
     page = to_jsonable(list(records[offset : offset + limit]))
     end = offset + len(page)
     return {

@@ -1,0 +1,86 @@
+"""Adding to a memory: the ingest pipeline run under the user's writer lock, with the call's own LLM
+usage stored for its scope and the change written to the history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from anchormem.errors import InputError
+from anchormem.ingest.pipeline import IngestPipeline, Progress
+from anchormem.ingest.precomputed import Precomputed
+from anchormem.lifecycle import history as chronicle
+from anchormem.lifecycle.locks import WriterLocks
+from anchormem.llm.accounting import Accounting
+from anchormem.model import IngestReport, Scope, Turn
+from anchormem.parts import Parts
+
+
+class Ingester:
+    """Runs adds and rebuilds for one memory.
+
+    Each call counts its LLM use in an :class:`Accounting` of its own (a child of ``accounting``,
+    the process-wide total), so what is stored for a scope is exactly what that call used, however
+    many adds of other users run at the same time.
+    """
+
+    def __init__(self, parts: Parts, locks: WriterLocks, accounting: Accounting) -> None:
+        self._parts = parts
+        self._locks = locks
+        self._accounting = accounting
+
+    def add(
+        self, scope: Scope, turns: Sequence[Turn], pre: Precomputed | None, progress: Progress | None
+    ) -> IngestReport:
+        if not turns:
+            raise InputError("nothing to add: the conversation has no turns")
+        self._parts.check_embedder()
+        call = self._accounting.child()
+        pipeline = self._pipeline(call, progress)
+        report = IngestReport()
+        completed = False
+        with self._locks.of(scope.user_id):
+            try:
+                report = pipeline.run(scope, turns, pre)
+                completed = True
+                return report
+            finally:
+                self._store_usage(scope, call)
+                if not completed or chronicle.changed(report):
+                    chronicle.record_add(
+                        self._parts.store,
+                        scope,
+                        report,
+                        list(dict.fromkeys(t.session for t in turns)),
+                        self.made_by(pre is not None and bool(pre.facts)),
+                        completed,
+                    )
+
+    def rebuild(self, scope: Scope, sessions: Sequence[str]) -> IngestReport:
+        """Re-cut ``sessions`` and derive what is missing (after a delete); the caller holds the user's lock."""
+        call = self._accounting.child()
+        try:
+            return self._pipeline(call, None).rebuild(scope, sessions)
+        finally:
+            self._store_usage(scope, call)
+
+    def made_by(self, precomputed: bool = False) -> dict[str, object]:
+        """The producers of the records an operation derives (for the history)."""
+        return chronicle.provenance(self._parts.llm_model, self._parts.embedder.name, precomputed)
+
+    def _pipeline(self, call: Accounting, progress: Progress | None) -> IngestPipeline:
+        llm = self._parts.llm
+        settings = self._parts.settings
+        return IngestPipeline(
+            store=self._parts.store,
+            embedder=self._parts.embedder,
+            graph=settings.graph,
+            extract_llm=call.wrap(llm, "extraction") if llm is not None else None,
+            integrate_llm=call.wrap(llm, "integration") if llm is not None else None,
+            concurrency=settings.llm.concurrency if settings.llm else 1,
+            progress=progress or (lambda *_: None),
+        )
+
+    def _store_usage(self, scope: Scope, call: Accounting) -> None:
+        used = call.used()
+        if used:
+            self._parts.store.record_usage(scope, used)

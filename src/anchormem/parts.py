@@ -1,0 +1,100 @@
+"""The parts one memory runs on: its store, embedder and LLM, each opened on first use.
+
+Pass ready-made parts (e.g. fakes in tests) and they are used as given; otherwise the
+settings say what to open. Nothing is opened before it is needed.
+"""
+
+from __future__ import annotations
+
+from anchormem.config import Settings
+from anchormem.embed.factory import open_embedder
+from anchormem.embed.protocol import Embedder
+from anchormem.errors import ConfigError, LLMNotConfiguredError
+from anchormem.llm.factory import open_llm
+from anchormem.llm.protocol import LLM
+from anchormem.store.factory import open_store
+from anchormem.store.protocol import Store
+
+
+class Parts:
+    """Store, embedder and LLM of one memory, opened lazily from ``settings``."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: Store | None = None,
+        embedder: Embedder | None = None,
+        llm: LLM | None = None,
+    ) -> None:
+        self.settings = settings
+        self._store = store
+        self._embedder = embedder
+        self._llm = llm
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = open_store(self.settings.store_location)
+        return self._store
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = open_embedder(self.settings.embed)
+        return self._embedder
+
+    @property
+    def loaded_embedder(self) -> Embedder | None:
+        """The embedder if it is open already (never opens it)."""
+        return self._embedder
+
+    @property
+    def llm(self) -> LLM | None:
+        """The configured LLM, or ``None`` when none is configured."""
+        if self._llm is None and self.settings.llm is not None:
+            self._llm = open_llm(self.settings.llm, self.settings.cache_path)
+        return self._llm
+
+    @property
+    def llm_model(self) -> str | None:
+        llm = self.llm
+        return llm.model if llm is not None else None
+
+    def require_llm(self, what: str) -> LLM:
+        llm = self.llm
+        if llm is None:
+            raise LLMNotConfiguredError(
+                f"{what} needs an LLM: set ANCHORMEM_LLM_BASE_URL and ANCHORMEM_LLM_MODEL "
+                "(or --llm-url/--llm-model, or [llm] in the config file)"
+            )
+        return llm
+
+    def stored_embedder(self) -> tuple[str | None, int]:
+        """The name and dimension of the embedder the store's vectors came from (``None``, 0: not yet known)."""
+        dim = self.store.get_meta("embedder_dim")
+        return self.store.get_meta("embedder"), int(dim) if dim else 0
+
+    def check_embedder(self) -> None:
+        """A store's vectors come from one embedder; refuse to mix them (the first use records it)."""
+        name = self.store.get_meta("embedder")
+        if name is None:
+            self.store.set_meta("embedder", self.embedder.name)
+            self.store.set_meta("embedder_dim", str(self.embedder.dim))
+        elif name != self.embedder.name:
+            raise ConfigError(
+                f"this store was built with embedder {name!r}, not {self.embedder.name!r}; "
+                "use the same embedding backend or a new store"
+            )
+
+    def response_cache(self) -> object | None:
+        """The LLM response cache to forget deleted text from: the configured one, else the file an
+        earlier configuration left next to the store."""
+        llm = self.llm
+        if llm is not None and hasattr(llm, "forget_containing"):
+            return llm
+        return self.settings.cache_path
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
