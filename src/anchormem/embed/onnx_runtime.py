@@ -1,13 +1,15 @@
 """all-MiniLM-L6-v2 run with onnxruntime: the fast runtime for single queries.
 
-The model is exported to ONNX once (see :mod:`anchormem.embed.onnx_export`) with the
-mean pooling and L2 normalisation inside the graph; texts are tokenised with the
+The ONNX graph is built from the weights, without torch, and cached once (see
+:mod:`anchormem.embed.bert_graph` and :mod:`anchormem.embed.onnx_export`) with the
+mean pooling and L2 normalisation inside it; texts are tokenised with the
 package's ``tokenizer.json`` (truncated to 256 tokens, padded to the longest in a
 batch), exactly as sentence-transformers does. Everything loads on first use.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Sequence
@@ -17,14 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from anchormem.embed.bert_graph import INPUT_NAMES, OUTPUT_NAME, build_model_bytes
 from anchormem.embed.bundled import MODEL_NAME, MiniLMIdentity, max_seq_length, minilm_model_dir
-from anchormem.embed.onnx_export import INPUT_NAMES, OUTPUT_NAME, ensure_onnx
+from anchormem.embed.onnx_export import CacheUnwritableError, ensure_onnx
 from anchormem.embed.protocol import Vectors
 from anchormem.embed.vectors import batches, empty_vectors, l2_normalize
 from anchormem.errors import EmbeddingError
 
 if TYPE_CHECKING:
     import tokenizers
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -42,7 +47,7 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
     machine 2 threads gave 2.9 ms against 4.6 ms, but with anything else busy — another process, or
     torch's spinning threads in the same one — 1 thread was twice as fast); batches run on a second
     session with ``batch_threads`` (default: the machine's cores, at most 4), sorted by length so that
-    little padding is computed. ``cache_dir`` holds the ONNX export (default ``~/.cache/anchormem/onnx``).
+    little padding is computed. ``cache_dir`` holds the built ONNX file (default ``~/.cache/anchormem/onnx``).
     """
 
     def __init__(
@@ -62,7 +67,7 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
         self._lock = threading.Lock()
 
     def load(self) -> None:
-        """Export (if needed) and load the model now instead of on the first :meth:`embed`."""
+        """Build (if needed) and load the model now instead of on the first :meth:`embed`."""
         self._load()
 
     def embed(self, texts: Sequence[str]) -> Vectors:
@@ -120,19 +125,31 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
-        path = ensure_onnx(model_dir, self._cache_dir)
+
+        def open_model(model: str | bytes) -> Any:
+            return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
         try:
-            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception:  # a truncated or stale cache file: export again, once
+            path = ensure_onnx(model_dir, self._cache_dir)
+        except CacheUnwritableError as exc:  # a read-only home: build the graph in memory on every start
+            log.info("%s; building the ONNX graph in memory", exc)
+            return self._checked(open_model(build_model_bytes(model_dir)), "the in-memory graph")
+        try:
+            session = open_model(str(path))
+        except Exception:  # a truncated or stale cache file: write it again, once
             path.unlink(missing_ok=True)
             path = ensure_onnx(model_dir, self._cache_dir)
             try:
-                session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+                session = open_model(str(path))
             except Exception as exc:
                 raise EmbeddingError(f"onnxruntime cannot load {path}: {exc}") from exc
+        return self._checked(session, str(path))
+
+    @staticmethod
+    def _checked(session: Any, where: str) -> Any:
         names = {i.name for i in session.get_inputs()}
         if names != set(INPUT_NAMES):
-            raise EmbeddingError(f"{path} has unexpected inputs {sorted(names)}; delete it to re-export")
+            raise EmbeddingError(f"{where} has unexpected inputs {sorted(names)}; delete it to rebuild")
         return session
 
 

@@ -6,8 +6,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from anchormem.errors import ConfigError, InputError
+from anchormem.errors import InputError
 from anchormem.eval.score import TABLE_ORDER
+from anchormem.extras import requires_extra
 
 if TYPE_CHECKING:
     from anchormem.eval.report import Report
@@ -16,13 +17,11 @@ __all__ = ["bar_chart", "category_plots", "line_chart"]
 
 
 def _pyplot() -> Any:
-    try:
+    with requires_extra("eval", "evaluation plots"):
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ConfigError("plots need matplotlib: pip install matplotlib") from exc
     return plt
 
 

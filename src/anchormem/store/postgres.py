@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from anchormem.errors import StoreError
+from anchormem.extras import requires_extra
 from anchormem.store.migrations import PG_MIGRATIONS
 from anchormem.store.protocol import Matrix
 from anchormem.store.sql import Dialect, SQLStore
@@ -76,11 +77,9 @@ class PgConnection:
 
     def __init__(self, url: str, connect_timeout: float = 10.0) -> None:
         self.where = redact(url)
-        try:
+        with requires_extra("postgres", "a PostgreSQL store"):
             import psycopg
             from pgvector.psycopg import register_vector
-        except ImportError as exc:  # pragma: no cover - the dependency is declared
-            raise StoreError(f"PostgreSQL stores need psycopg and pgvector installed: {exc}") from exc
         self.errors: tuple[type[BaseException], ...] = (psycopg.Error,)
         try:
             self.conn: Any = psycopg.connect(url, autocommit=True, connect_timeout=max(1, int(connect_timeout)))

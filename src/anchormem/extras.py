@@ -1,0 +1,46 @@
+"""The optional parts of anchormem and the pip extra that installs each.
+
+``pip install anchormem`` is the library and CLI with the offline default (MiniLM on
+onnxruntime, SQLite, the offline extractor). The rest is imported only where it is used,
+inside :func:`requires_extra`, so that a missing package becomes one clear error naming
+the extra to install instead of a ``ModuleNotFoundError`` from deep inside a library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from anchormem.errors import ConfigError
+
+EXTRAS: dict[str, str] = {
+    "server": "the REST API and the MCP server (fastapi, uvicorn, mcp)",
+    "postgres": "PostgreSQL stores (psycopg, pgvector)",
+    "eval": "evaluation plots (matplotlib)",
+    "torch": "the sentence-transformers runtime of MiniLM (torch, sentence-transformers)",
+}
+
+
+class MissingExtraError(ConfigError):
+    """A feature was used whose optional packages are not installed."""
+
+    def __init__(self, extra: str, what: str, package: str | None) -> None:
+        self.extra = extra
+        self.package = package
+        missing = f" ({package} is not installed)" if package else ""
+        super().__init__(f"{what} needs the '{extra}' extra{missing}: pip install 'anchormem[{extra}]'")
+
+
+@contextmanager
+def requires_extra(extra: str, what: str) -> Iterator[None]:
+    """Turn an :class:`ImportError` of a third-party package raised in the block into a
+    :class:`MissingExtraError` naming ``extra``; anchormem's own import errors pass through."""
+    if extra not in EXTRAS:
+        raise ValueError(f"unknown extra {extra!r}")
+    try:
+        yield
+    except ImportError as exc:
+        package = (exc.name or "").split(".")[0] or None
+        if package == "anchormem":
+            raise
+        raise MissingExtraError(extra, what, package) from exc
