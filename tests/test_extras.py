@@ -75,7 +75,7 @@ def test_server_commands_name_the_server_extra(
     argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     block(monkeypatch, "fastapi", "uvicorn", "mcp")
-    forget(monkeypatch, "anchormem.server.app", "anchormem.mcp_server")
+    forget(monkeypatch, "anchormem.server.app", "anchormem.server.mcp")
     code = main([*argv, "--store", str(tmp_path / "m.db"), "--embed-backend", "hash"])
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1
@@ -94,7 +94,7 @@ def test_python_server_import_names_the_server_extra(monkeypatch: pytest.MonkeyP
 
 
 def test_postgres_store_names_the_postgres_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from anchormem.store.postgres_conn import PgConnection
+    from anchormem.store.postgres import PgConnection
 
     block(monkeypatch, "psycopg", "pgvector")
     with pytest.raises(MissingExtraError, match=r"pip install 'anchormem\[postgres\]'"):
