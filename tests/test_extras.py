@@ -109,6 +109,18 @@ def test_plots_name_the_eval_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
         bar_chart(tmp_path / "p.png", {"a": 1.0}, title="t", ylabel="y")
 
 
+def test_an_evaluation_without_the_eval_extra_writes_its_report_and_skips_the_plots(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from anchormem.eval.runner import run_locomo
+    from tests.test_eval_runner import config, hash_memory
+
+    block(monkeypatch, "matplotlib")
+    result = run_locomo(config(tmp_path), memory_factory=hash_memory)
+    assert (result.out / "report.md").is_file() and not list(result.out.glob("*.png"))
+    assert "pip install 'anchormem[eval]'" in caplog.text
+
+
 def test_torch_backend_names_the_torch_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     block(monkeypatch, "sentence_transformers")
     with pytest.raises(MissingExtraError, match=r"pip install 'anchormem\[torch\]'"):

@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import logging
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from anchormem.errors import InputError
 from anchormem.eval.score import TABLE_ORDER
-from anchormem.extras import requires_extra
+from anchormem.extras import MissingExtraError, requires_extra
 
 if TYPE_CHECKING:
     from anchormem.eval.report import Report
 
-__all__ = ["bar_chart", "category_plots", "line_chart"]
+__all__ = ["bar_chart", "category_plots", "line_chart", "optional_plots"]
+
+log = logging.getLogger(__name__)
+
+
+def optional_plots(make: Callable[[], object]) -> None:
+    """Run ``make``; without the ``eval`` extra, say that the plots were skipped instead of failing a
+    run whose results are already written."""
+    try:
+        make()
+    except MissingExtraError as exc:
+        log.warning("plots skipped: %s", exc)
 
 
 def _pyplot() -> Any:

@@ -21,7 +21,7 @@ from anchormem.config import GraphSettings, LLMSettings, Settings
 from anchormem.errors import ConfigError, LLMError, LLMNotConfiguredError, LLMResponseError
 from anchormem.eval.evidence import evidence_recall
 from anchormem.eval.judge import JUDGING, Judge
-from anchormem.eval.plots import category_plots
+from anchormem.eval.plots import category_plots, optional_plots
 from anchormem.eval.qa import Question, questions_from_samples, read_samples, select_samples
 from anchormem.eval.report import (
     AEGStats,
@@ -207,7 +207,7 @@ class LocomoRun:
                 if close is not None:
                     close()
         report.write(cfg.out)
-        category_plots(cfg.out, report)
+        optional_plots(lambda: category_plots(cfg.out, report))
         return EvalResult(out=cfg.out, report=report, asked=len(todo), skipped=len(questions) - len(todo))
 
     # -- setup ---------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from anchormem.config import EmbedSettings, Settings
 from anchormem.embed.factory import open_embedder
 from anchormem.embed.protocol import Embedder
 from anchormem.errors import ConfigError
-from anchormem.eval.plots import line_chart
+from anchormem.eval.plots import line_chart, optional_plots
 from anchormem.eval.report import Report
 from anchormem.eval.runner import EvalConfig, MemoryFactory, run_locomo
 from anchormem.ingest.pipeline import Progress
@@ -85,7 +85,7 @@ def run_sweep(
     table = {"rows": rows, "events_from_file": base.events is not None, "answer": base.answer}
     (out / "sweep.json").write_text(json.dumps(table, indent=2), encoding="utf-8")
     (out / "sweep.md").write_text(format_sweep(table), encoding="utf-8")
-    _plots(out, rows, base.answer)
+    optional_plots(lambda: _plots(out, rows, base.answer))
     return table
 
 
