@@ -22,6 +22,7 @@ from anchormem.server.routes_memory import router as memory_router
 from anchormem.server.routes_records import router as records_router
 from anchormem.server.routes_records import service_router
 from anchormem.server.service import DEFAULT_BACKGROUND_TURNS, DEFAULT_MAX_BODY, Service
+from anchormem.server.ui import router as ui_router
 from anchormem.server.warmup import warm_up
 
 log = logging.getLogger("anchormem.server")
@@ -128,6 +129,7 @@ def create_app(
     app.include_router(service_router)
     app.include_router(memory_router)
     app.include_router(records_router)
+    app.include_router(ui_router)
     app.add_middleware(BodyLimit, limit=max_body)
     return app
 

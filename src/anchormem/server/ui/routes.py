@@ -1,0 +1,324 @@
+"""The inspector's read-only API under ``/v1/users/{user_id}/inspect``: the timeline, one record with
+its ties, the event graph, a search with each signal's contribution and the reader's prompt block, a
+delete's dry run, and the memory's size. The same keys and per-user checks as the rest of the API."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+from starlette.concurrency import run_in_threadpool
+
+from anchormem.errors import InputError, NotFoundError
+from anchormem.lifecycle.preview import preview_delete
+from anchormem.model import Scope
+from anchormem.query.explain import explain
+from anchormem.query.highlight import anchor_spans, term_spans
+from anchormem.query.render import render_memories
+from anchormem.query.retrieve import RECIPES
+from anchormem.scopes import make_scope
+from anchormem.server.schemas import ErrorResponse, SearchRequest
+from anchormem.server.service import Key, Service, Svc, UserId
+from anchormem.server.ui.timeline import Inventory, InventoryCache
+
+_errors: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorResponse},
+    401: {"model": ErrorResponse},
+    403: {"model": ErrorResponse},
+    404: {"model": ErrorResponse},
+}
+router = APIRouter(prefix="/v1/users/{user_id}/inspect", tags=["inspect"], responses=_errors)
+key_router = APIRouter(prefix="/v1/inspect", tags=["inspect"])
+
+AgentQ = Query(None, max_length=256, description="agent id (optional finer scope)")
+RunQ = Query(None, max_length=256, description="run id (optional finer scope)")
+MAX_PAGE = 500
+
+
+def _inventory(request: Request, service: Service, scope: Scope) -> Inventory:
+    cache = getattr(request.app.state, "inspect_inventories", None)
+    if cache is None:
+        cache = request.app.state.inspect_inventories = InventoryCache()
+    inventory: Inventory = cache.get(service.memory, scope)
+    return inventory
+
+
+def _day(value: str | None, name: str) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError as exc:
+        raise InputError(f"{name} must be a date as YYYY-MM-DD, not {value!r}") from exc
+
+
+def _page(items: list[Any], offset: int, limit: int) -> dict[str, Any]:
+    end = min(offset + limit, len(items))
+    return {
+        "items": items[offset:end],
+        "total": len(items),
+        "offset": offset,
+        "limit": limit,
+        "next_offset": end if end < len(items) else None,
+    }
+
+
+@key_router.get("/key", summary="What the caller's key may see: admin or not, its users, their stored scopes")
+async def key_info(key: Key, service: Svc) -> Any:
+    scopes = await run_in_threadpool(service.memory.users)
+    return {
+        "admin": key.admin,
+        "users": list(key.users),
+        "scopes": [dataclasses.asdict(s) for s in scopes if key.may(s.user_id)],
+        "variants": sorted(RECIPES),
+        "default_variant": service.memory.settings.retrieval.variant,
+    }
+
+
+@router.get("/sessions", summary="Sessions by date (paginated), filtered by session, speaker and date range")
+async def sessions(
+    request: Request,
+    user_id: UserId,
+    service: Svc,
+    agent_id: str | None = AgentQ,
+    run_id: str | None = RunQ,
+    session: str | None = Query(None, max_length=256),
+    speaker: str | None = Query(None, max_length=256),
+    date_from: str | None = Query(None, max_length=32, description="YYYY-MM-DD"),
+    date_to: str | None = Query(None, max_length=32, description="YYYY-MM-DD"),
+    offset: int = Query(0, ge=0),
+    limit: int = Query(20, ge=1, le=MAX_PAGE),
+) -> Any:
+    scope = make_scope(user_id, agent_id, run_id)
+    day_from, day_to = _day(date_from, "date_from"), _day(date_to, "date_to")
+
+    def build() -> dict[str, Any]:
+        inv = _inventory(request, service, scope)
+        chosen = inv.filter_sessions(session=session, speaker=speaker, day_from=day_from, day_to=day_to)
+        page = _page(chosen, offset, limit)
+        page["items"] = [inv.session_summary(s) for s in page["items"]]
+        days = [s.day for s in inv.sessions if s.day is not None]
+        page["speakers"] = inv.speakers()
+        page["first_day"] = min(days).isoformat() if days else None
+        page["last_day"] = max(days).isoformat() if days else None
+        page["counts"] = {
+            "sessions": len(inv.sessions),
+            "turns": len(inv.turns),
+            "contexts": len(inv.contexts),
+            "facts": len(inv.facts),
+            "events": len(inv.events),
+        }
+        return page
+
+    return await run_in_threadpool(build)
+
+
+@router.get("/session", summary="One session: a page of its turns with their contexts, facts and events")
+async def session_detail(
+    request: Request,
+    user_id: UserId,
+    service: Svc,
+    session: str = Query(..., min_length=1, max_length=256),
+    agent_id: str | None = AgentQ,
+    run_id: str | None = RunQ,
+    speaker: str | None = Query(None, max_length=256),
+    offset: int = Query(0, ge=0),
+    limit: int = Query(50, ge=1, le=MAX_PAGE),
+) -> Any:
+    scope = make_scope(user_id, agent_id, run_id)
+
+    def build() -> dict[str, Any]:
+        inv = _inventory(request, service, scope)
+        info = inv.session_of.get(session)
+        if info is None:
+            raise NotFoundError(f"no session {session!r} in the memory of user {user_id!r}")
+        turn_ids = [t for t in info.turn_ids if not speaker or inv.turns[t].speaker == speaker]
+        page = _page(turn_ids, offset, limit)
+        page["items"] = [inv.turn_dict(t) for t in page["items"]]
+        shown = list(dict.fromkeys(c for t in page["items"] for c in t["context_ids"]))
+        contexts = [inv.context_dict(c) for c in shown]
+        events = list(dict.fromkeys(e for c in contexts for f in c["facts"] for e in f["event_ids"]))
+        page.update(inv.session_summary(info))
+        page["turns"] = len(info.turn_ids)
+        page["contexts"] = contexts
+        page["events"] = [inv.event_dict(e) for e in events]
+        return page
+
+    return await run_in_threadpool(build)
+
+
+@router.get("/record/{record_id}", summary="One record (context, fact, event or turn) with what it is tied to")
+async def record(
+    request: Request,
+    record_id: str,
+    user_id: UserId,
+    service: Svc,
+    agent_id: str | None = AgentQ,
+    run_id: str | None = RunQ,
+) -> Any:
+    scope = make_scope(user_id, agent_id, run_id)
+    return await run_in_threadpool(lambda: _inventory(request, service, scope).record(record_id))
+
+
+@router.get("/graph", summary="The event graph: events (paginated) with their facts, sessions and dates")
+async def graph(
+    request: Request,
+    user_id: UserId,
+    service: Svc,
+    agent_id: str | None = AgentQ,
+    run_id: str | None = RunQ,
+    session: str | None = Query(None, max_length=256, description="only events tied to this session"),
+    offset: int = Query(0, ge=0),
+    limit: int = Query(25, ge=1, le=200),
+) -> Any:
+    scope = make_scope(user_id, agent_id, run_id)
+
+    def build() -> dict[str, Any]:
+        inv = _inventory(request, service, scope)
+        events = [inv.event_dict(e) for e in inv.events]
+        if session:
+            events = [e for e in events if session in e["sessions"]]
+        events.sort(key=lambda e: (-len(e["sessions"]), e["facts"][0]["day"] or "9999" if e["facts"] else "9999"))
+        page = _page(events, offset, limit)
+        shown = {s for e in page["items"] for s in e["sessions"]}
+        page["sessions"] = [
+            {"session": s.label, "date": s.date, "day": s.day.isoformat() if s.day else None}
+            for s in inv.sessions
+            if s.label in shown
+        ]
+        page["facts_total"] = len(inv.facts)
+        page["facts_in_events"] = len(inv.events_of_fact)
+        return page
+
+    return await run_in_threadpool(build)
+
+
+@router.post("/search", summary="A search with each signal's contribution, highlighted anchors and the prompt block")
+async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
+    memory = service.memory
+
+    def run() -> dict[str, Any]:
+        started = time.perf_counter()
+        result = memory.search(
+            body.query,
+            user_id=user_id,
+            agent_id=body.agent_id,
+            run_id=body.run_id,
+            k=body.k,
+            max_contexts=body.max_contexts,
+            variant=body.variant,
+        )
+        seconds = time.perf_counter() - started
+        settings = memory.settings.retrieval
+        if body.k is not None:
+            settings = dataclasses.replace(settings, k_facts=body.k, k_events=body.k)
+        if body.max_contexts is not None:
+            settings = dataclasses.replace(settings, max_contexts=body.max_contexts)
+        if body.variant is not None:
+            settings = dataclasses.replace(settings, variant=body.variant)
+        snapshot = memory.snapshot(make_scope(user_id, body.agent_id, body.run_id))
+        why = explain(snapshot, result, memory.embedder.embed([result.query])[0], settings)
+        by_id = {e.context_id: e for e in why.contexts}
+        prompt = render_memories(result, with_turn_ids=True)
+        contexts = []
+        for position, hit in enumerate(result.contexts, 1):
+            text = hit.context.text
+            anchors = [a.fact.text for a in hit.anchors]
+            spans = [*anchor_spans(text, anchors), *term_spans(text, result.query)]
+            contexts.append(
+                {
+                    "position": position,
+                    "context": dataclasses.asdict(hit.context),
+                    "score": hit.score,
+                    "anchors": [dataclasses.asdict(a) for a in hit.anchors],
+                    "via_events": list(hit.via_events),
+                    "spans": [dataclasses.asdict(s) for s in spans],
+                    "explanation": dataclasses.asdict(by_id[hit.context.id]) if hit.context.id in by_id else None,
+                }
+            )
+        return {
+            "query": result.query,
+            "variant": settings.variant,
+            "variants": sorted(RECIPES),
+            "mode": why.mode,
+            "mmr_lambda": why.mmr_lambda,
+            "shared_turns": why.shared_turns,
+            "contexts": contexts,
+            "events": [dataclasses.asdict(e) for e in result.events],
+            "turn_ids": result.turn_ids,
+            "prompt": {"text": prompt, "chars": len(prompt), "approx_tokens": (len(prompt) + 3) // 4},
+            "seconds": round(seconds, 6),
+        }
+
+    return await run_in_threadpool(run)
+
+
+@router.get("/delete-preview", summary="What a delete would remove, without deleting anything")
+async def delete_preview(
+    user_id: UserId,
+    service: Svc,
+    agent_id: str | None = AgentQ,
+    run_id: str | None = RunQ,
+    session: str | None = Query(None, max_length=256),
+    turn: str | None = Query(None, max_length=256),
+    context: str | None = Query(None, max_length=256),
+    all: bool = Query(False),
+) -> Any:
+    make_scope(user_id, agent_id, run_id)
+    memory = service.memory
+
+    def run() -> dict[str, Any]:
+        cache = memory.llm if memory.llm is not None else memory.settings.cache_path
+        preview = preview_delete(
+            memory.store,
+            user_id,
+            agent_id,
+            run_id,
+            session=session,
+            turn=turn,
+            context=context,
+            all=all,
+            cache=cache,
+        )
+        return dataclasses.asdict(preview)
+
+    return await run_in_threadpool(run)
+
+
+@router.get("/size", summary="How much this memory holds: text and vector bytes (store file size for admin keys)")
+async def size(
+    request: Request, user_id: UserId, key: Key, service: Svc, agent_id: str | None = AgentQ, run_id: str | None = RunQ
+) -> Any:
+    scope = make_scope(user_id, agent_id, run_id)
+    memory = service.memory
+
+    def run() -> dict[str, Any]:
+        inv = _inventory(request, service, scope)
+        text = sum(len(t.text.encode()) + len((t.image_caption or "").encode()) for t in inv.turns.values())
+        text += sum(len(c.text.encode()) for c in inv.contexts.values())
+        text += sum(len(f.text.encode()) for f in inv.facts.values())
+        text += sum(len(e.text.encode()) for e in inv.events.values())
+        get = getattr(memory.store, "get_meta", None)
+        dim = get("embedder_dim") if get is not None else None
+        vectors = (len(inv.facts) + len(inv.events)) * int(dim or 0) * 4
+        out: dict[str, Any] = {"text_bytes": text, "vector_bytes": vectors, "total_bytes": text + vectors}
+        out["store_file_bytes"] = _file_bytes(memory.settings.store_location) if key.admin else None
+        return out
+
+    return await run_in_threadpool(run)
+
+
+def _file_bytes(location: str) -> int | None:
+    """Bytes of an SQLite store with its WAL (the whole file holds every user: admin keys only)."""
+    if "://" in location:
+        return None
+    path = Path(location).expanduser()
+    total = 0
+    for p in (path, path.with_name(path.name + "-wal")):
+        if p.exists():
+            total += p.stat().st_size
+    return total if path.exists() else None
