@@ -259,6 +259,7 @@ async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
 
 @router.get("/delete-preview", summary="What a delete would remove, without deleting anything")
 async def delete_preview(
+    request: Request,
     user_id: UserId,
     service: Svc,
     agent_id: str | None = AgentQ,
@@ -284,9 +285,37 @@ async def delete_preview(
             all=all,
             cache=cache,
         )
-        return dataclasses.asdict(preview)
+        out = dataclasses.asdict(preview)
+        try:
+            out["labels"] = _labels(_inventory(request, service, make_scope(user_id, agent_id, run_id)), preview)
+        except NotFoundError:  # ``all`` over finer scopes only: the ids alone
+            out["labels"] = {}
+        return out
 
     return await run_in_threadpool(run)
+
+
+def _labels(inv: Inventory, preview: Any) -> dict[str, str]:
+    """A short line of what each listed record says, so the confirmation shows the words that go."""
+    out: dict[str, str] = {}
+    for tid in preview.turn_ids:
+        if tid in inv.turns:
+            out[tid] = _short(f"{inv.turns[tid].speaker}: {inv.turns[tid].text}")
+    for cid in preview.context_ids:
+        if cid in inv.contexts:
+            out[cid] = f"session {inv.contexts[cid].session}, turns {', '.join(inv.contexts[cid].turn_ids)}"
+    for fid in preview.fact_ids:
+        if fid in inv.facts:
+            out[fid] = _short(inv.facts[fid].text)
+    for eid in preview.event_ids:
+        if eid in inv.events:
+            out[eid] = _short(inv.events[eid].text)
+    return out
+
+
+def _short(text: str, limit: int = 140) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @router.get("/size", summary="How much this memory holds: text and vector bytes (store file size for admin keys)")

@@ -17,7 +17,7 @@ function h(tag, attrs, ...children) {
     else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v === true ? "" : String(v));
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -233,7 +233,7 @@ views.timeline = async (main) => {
       speaker.value = timelineState.speaker;
     }
     list.replaceChildren(
-      page.items.length ? null : h("p", {}, "No session matches these filters."),
+      ...(page.items.length ? [] : [h("p", {}, "No session matches these filters.")]),
       ...page.items.map(sessionCard),
       pager(page, (o) => { timelineState.offset = o; load(); }, "Sessions"));
     status(`${int(page.total)} sessions shown by date.`);
@@ -375,16 +375,20 @@ function highlighted(text, spans) {
   for (const s of spans) { edges.add(s.start); edges.add(s.end); }
   const cuts = [...edges].sort((a, b) => a - b);
   const out = h("div", { class: "text" });
+  let mark = null; let markAnchor = -1;
   for (let i = 0; i < cuts.length - 1; i++) {
     const [a, b] = [cuts[i], cuts[i + 1]];
-    const piece = text.slice(a, b);
     const cover = spans.filter((s) => s.start <= a && s.end >= b);
     const anchor = cover.find((s) => s.kind === "anchor");
     const term = cover.some((s) => s.kind === "term");
-    let node = document.createTextNode(piece);
-    if (term) node = h("span", { class: "term" }, node);
-    if (anchor) node = h("mark", { class: `a${anchor.anchor % 5}`, title: `anchor ${anchor.anchor + 1}` }, node);
-    out.append(node);
+    const piece = term ? h("span", { class: "term" }, text.slice(a, b)) : document.createTextNode(text.slice(a, b));
+    if (!anchor) { mark = null; markAnchor = -1; out.append(piece); continue; }
+    if (!mark || markAnchor !== anchor.anchor) {  /* one mark per run of the same anchor */
+      mark = h("mark", { class: `a${anchor.anchor % 5}`, title: `anchor ${anchor.anchor + 1}` });
+      markAnchor = anchor.anchor;
+      out.append(mark);
+    }
+    mark.append(piece);
   }
   return out;
 }
@@ -496,8 +500,8 @@ views.forget = (main) => {
     let p;
     try { p = await api("GET", userPath("/inspect/delete-preview"), { query: scoped(q) }); }
     catch (err) { showError(err, out); return; }
-    const list = (label, ids, n) => (n ? h("details", {}, h("summary", {}, `${int(n)} ${label}`),
-      h("ul", { class: "plain" }, ids.map((id) => h("li", {}, recordLink(id)))),
+    const list = (label, ids, n, open) => (n ? h("details", { open }, h("summary", {}, `${int(n)} ${label}`),
+      h("ul", { class: "plain" }, ids.map((id) => h("li", {}, recordLink(id), p.labels[id] ? ` ${p.labels[id]}` : ""))),
       n > ids.length ? h("p", { class: "muted" }, `and ${int(n - ids.length)} more`) : null) : h("p", {}, `0 ${label}`));
     const confirm = h("button", { type: "button", class: "danger" }, "Delete permanently");
     const cancel = h("button", { type: "button", class: "quiet" }, "Cancel");
@@ -524,8 +528,8 @@ views.forget = (main) => {
       h("p", {}, `${int(p.turns)} turns · ${int(p.contexts)} contexts · ${int(p.facts)} facts · ` +
         `${int(p.events)} events · ${int(p.cache_entries)} cached LLM responses`),
       p.sessions_recut.length ? h("p", {}, `The turns left in session ${p.sessions_recut.join(", ")} will be cut into new contexts.`) : null,
-      list("turns", p.turn_ids, p.turns), list("contexts", p.context_ids, p.contexts),
-      list("facts", p.fact_ids, p.facts), list("events", p.event_ids, p.events),
+      list("turns", p.turn_ids, p.turns, true), list("contexts", p.context_ids, p.contexts, false),
+      list("facts", p.fact_ids, p.facts, false), list("events", p.event_ids, p.events, false),
       h("div", { class: "row" }, confirm, cancel)));
     out.querySelector("h3").focus();
     status("Preview ready: nothing deleted yet.");
@@ -557,11 +561,11 @@ views.stats = async (main) => {
   const num = (label, v) => h("tr", {}, h("th", { scope: "row" }, label), h("td", { class: "num" }, v));
   main.append(
     h("div", { class: "columns" },
-      h("section", {}, h("h3", {}, "Counts"), h("table", {}, h("tbody", {},
+      h("section", {}, h("h3", {}, "Counts"), h("table", { class: "narrow" }, h("tbody", {},
         num("sessions", int(stats.sessions)), num("turns", int(stats.turns)), num("contexts", int(stats.contexts)),
         num("facts", int(stats.facts)), num("events", int(stats.events)),
         num("extractions pending", int(stats.pending_extractions)), num("extractions failed", int(stats.failed_extractions))))),
-      h("section", {}, h("h3", {}, "Size"), h("table", {}, h("tbody", {},
+      h("section", {}, h("h3", {}, "Size"), h("table", { class: "narrow" }, h("tbody", {},
         num("text", bytes(size.text_bytes)), num("vectors", bytes(size.vector_bytes)), num("this memory", bytes(size.total_bytes)),
         size.store_file_bytes !== null ? num("store file (every user)", bytes(size.store_file_bytes)) : null)))),
     h("h3", {}, "LLM usage per phase"),

@@ -11,7 +11,7 @@ window.drawEventGraph = function drawEventGraph(page, onSelect) {
     if (text !== undefined) node.textContent = text;
     return node;
   };
-  const LABEL = 330; const COL = 96; const LANE = 34; const TOP = 58; const R = 7;
+  const LABEL = 330; const COL = 110; const LANE = 34; const TOP = 58; const R = 7;
   const columns = page.sessions;
   const x = new Map(columns.map((s, i) => [s.session, LABEL + COL * i + COL / 2]));
   const width = LABEL + COL * Math.max(columns.length, 1) + 20;
@@ -43,7 +43,7 @@ window.drawEventGraph = function drawEventGraph(page, onSelect) {
       if (cx0 === undefined) continue;
       const k = perColumn.get(fact.session) || 0;
       perColumn.set(fact.session, k + 1);
-      const cx = cx0 + (k % 2 ? 1 : -1) * Math.ceil(k / 2) * (R + 3);
+      const cx = cx0 + (k % 2 ? -1 : 1) * Math.ceil(k / 2) * (2 * R + 3);
       const node = el("circle", { class: "node", cx, cy: y, r: R, tabindex: 0, role: "button", "data-fact": fact.id,
         "aria-label": `Fact ${fact.id}, session ${fact.session}, ${fact.day || fact.date || "undated"}: ${fact.text}` });
       node.append(el("title", {}, `${fact.text}\n(session ${fact.session}, ${fact.date || "undated"})`));
