@@ -196,3 +196,15 @@ def test_second_users_key_sees_nothing_of_the_first(browser: Any, server: str) -
         ".then(r => done(r.status));"
     )
     assert status == 403
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
+def test_a_missing_browser_fails_under_ci_and_skips_loudly_elsewhere(
+    monkeypatch: pytest.MonkeyPatch, ci: str, outcome: type[BaseException]
+) -> None:
+    import tests.ui_browser as ui_browser
+
+    monkeypatch.setattr(ui_browser, "CHROMIUM", ("/nonexistent/chromium",))
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match="BROWSER TESTS NOT RUN: missing chromium"):
+        ui_browser.browser_or_skip()

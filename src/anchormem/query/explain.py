@@ -29,9 +29,9 @@ import numpy.typing as npt
 from anchormem.config import RetrievalSettings
 from anchormem.errors import ConfigError
 from anchormem.model import SearchResult
+from anchormem.query.fuse import order_by_score
 from anchormem.query.retrieve import RECIPES, Recipe, _best_anchor_vectors, top_rows
 from anchormem.query.scoring import context_max, event_votes, expansion_terms, normalise, shared_turn_mean
-from anchormem.query.fuse import order_by_score
 from anchormem.query.select import select_diverse, select_ranked
 from anchormem.query.snapshot import ScopeSnapshot
 

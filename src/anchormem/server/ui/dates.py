@@ -7,8 +7,7 @@ import re
 from datetime import date
 
 _MONTHS = {
-    m: i + 1
-    for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
+    m: i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
 }
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _ISO = re.compile(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})")

@@ -8,10 +8,10 @@ then each page costs only its own rows.
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Any
 
 from anchormem.errors import NotFoundError
@@ -24,14 +24,14 @@ from anchormem.server.ui.dates import parse_day
 class SessionInfo:
     label: str
     date: str | None  # as stored (the DATE line of its first context, else its first turn's timestamp)
-    day: date | None
+    day: dt.date | None
     turn_ids: list[str] = field(default_factory=list)
     speakers: list[str] = field(default_factory=list)
     context_ids: list[str] = field(default_factory=list)
     order: int = 0  # first appearance in the conversation
 
-    def sort_key(self) -> tuple[int, date, int]:
-        return (0, self.day, self.order) if self.day is not None else (1, date.min, self.order)
+    def sort_key(self) -> tuple[int, dt.date, int]:
+        return (0, self.day, self.order) if self.day is not None else (1, dt.date.min, self.order)
 
 
 @dataclass
@@ -110,7 +110,7 @@ class Inventory:
         return self.session_of.get(context.session) if context else None
 
     def filter_sessions(
-        self, *, session: str | None, speaker: str | None, day_from: date | None, day_to: date | None
+        self, *, session: str | None, speaker: str | None, day_from: dt.date | None, day_to: dt.date | None
     ) -> list[SessionInfo]:
         out = []
         for s in self.sessions:
