@@ -23,7 +23,7 @@ from anchormem.query.retrieve import RECIPES
 from anchormem.scopes import make_scope
 from anchormem.server.schemas import ErrorResponse, SearchRequest
 from anchormem.server.service import Key, Service, Svc, UserId
-from anchormem.server.ui.timeline import Inventory, InventoryCache
+from anchormem.server.ui.timeline import MAX_TIES, Inventory, InventoryCache
 
 _errors: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse},
@@ -145,7 +145,8 @@ async def session_detail(
         page.update(inv.session_summary(info))
         page["turns"] = len(info.turn_ids)
         page["contexts"] = contexts
-        page["events"] = [inv.event_dict(e) for e in events]
+        page["events"] = [inv.event_brief(e) for e in events[:MAX_TIES]]
+        page["events_total"] = len(events)
         return page
 
     return await run_in_threadpool(build)
@@ -179,11 +180,11 @@ async def graph(
 
     def build() -> dict[str, Any]:
         inv = _inventory(request, service, scope)
-        events = [inv.event_dict(e) for e in inv.events]
+        ranked = inv.ranked_events()
         if session:
-            events = [e for e in events if session in e["sessions"]]
-        events.sort(key=lambda e: (-len(e["sessions"]), e["facts"][0]["day"] or "9999" if e["facts"] else "9999"))
-        page = _page(events, offset, limit)
+            ranked = [e for e in ranked if session in inv.event_sessions(e)]
+        page = _page(ranked, offset, limit)
+        page["items"] = [inv.event_dict(e) for e in page["items"]]
         shown = {s for e in page["items"] for s in e["sessions"]}
         page["sessions"] = [
             {"session": s.label, "date": s.date, "day": s.day.isoformat() if s.day else None}

@@ -47,6 +47,8 @@ class Inventory:
     contexts_of_turn: dict[str, list[str]]
     facts_of_context: dict[str, list[str]]
     events_of_fact: dict[str, list[str]]
+    _event_sessions: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _ranked_events: list[str] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, scope: Scope, version: int, turns: list[Turn], contexts: list[Context], facts: list[Fact],
@@ -140,6 +142,32 @@ class Inventory:
             "first_turn": s.turn_ids[0] if s.turn_ids else None,
         }
 
+    def event_sessions(self, event_id: str) -> list[str]:
+        """The sessions an event's facts come from, in date order (computed once per event)."""
+        found = self._event_sessions.get(event_id)
+        if found is None:
+            labels = {s.label for f in self.events[event_id].fact_ids if (s := self.session_of_fact(f)) is not None}
+            found = [s.label for s in self.sessions if s.label in labels]
+            self._event_sessions[event_id] = found
+        return found
+
+    def ranked_events(self) -> list[str]:
+        """Event ids, those tying the most sessions first, then by their earliest session's date."""
+        if self._ranked_events is None:
+            order = {s.label: i for i, s in enumerate(self.sessions)}
+
+            def key(eid: str) -> tuple[int, int]:
+                sessions = self.event_sessions(eid)
+                return (-len(sessions), order[sessions[0]] if sessions else len(order))
+
+            self._ranked_events = sorted(self.events, key=key)
+        return self._ranked_events
+
+    def event_brief(self, event_id: str) -> dict[str, Any]:
+        e = self.events[event_id]
+        return {"id": e.id, "text": e.text, "source": e.source, "facts": len(e.fact_ids),
+                "sessions": self.event_sessions(event_id)}  # fmt: skip
+
     def fact_dict(self, fact_id: str) -> dict[str, Any]:
         f = self.facts[fact_id]
         s = self.session_of_fact(fact_id)
@@ -163,7 +191,7 @@ class Inventory:
             "source": e.source,
             "fact_ids": list(e.fact_ids),
             "facts": facts,
-            "sessions": list(dict.fromkeys(f["session"] for f in facts if f["session"] is not None)),
+            "sessions": self.event_sessions(event_id),
         }
 
     def context_dict(self, context_id: str) -> dict[str, Any]:
@@ -200,7 +228,8 @@ class Inventory:
                 "kind": "context",
                 "record": c,
                 "turns": [self.turn_dict(t) for t in c["turn_ids"] if t in self.turns],
-                "events": [self.event_dict(e) for e in events],
+                "events": [self.event_brief(e) for e in events[:MAX_TIES]],
+                "events_total": len(events),
             }
         if record_id in self.facts:
             f = self.fact_dict(record_id)
@@ -208,7 +237,8 @@ class Inventory:
                 "kind": "fact",
                 "record": f,
                 "contexts": [self.context_dict(f["context_id"])] if f["context_id"] in self.contexts else [],
-                "events": [self.event_dict(e) for e in f["event_ids"]],
+                "events": [self.event_brief(e) for e in f["event_ids"][:MAX_TIES]],
+                "events_total": len(f["event_ids"]),
             }
         if record_id in self.events:
             return {"kind": "event", "record": self.event_dict(record_id)}
@@ -216,6 +246,9 @@ class Inventory:
             t = self.turn_dict(record_id)
             return {"kind": "turn", "record": t, "contexts": [self.context_dict(c) for c in t["context_ids"]]}
         raise NotFoundError(f"no record {record_id!r} in the memory of user {self.scope.user_id!r}")
+
+
+MAX_TIES = 100  # events listed beside one record or one page of turns (a fact may sit in many)
 
 
 class InventoryCache:

@@ -281,7 +281,8 @@ async function loadSession(where, session, offset) {
       recordLink(f.id), " ", f.text, " ",
       f.event_ids.map((e) => [h("span", { class: "badge" }, "event ", recordLink(e)), " "])))) :
       h("p", { class: "muted" }, "No facts anchored here.")));
-  const events = page.events.length ? [h("h3", {}, "Events tying these facts to other sessions"),
+  const events = page.events.length ? [h("h3", {}, "Events tying these facts to other sessions",
+    page.events_total > page.events.length ? h("span", { class: "muted" }, ` (first ${page.events.length} of ${int(page.events_total)})`) : null),
     h("ul", { class: "plain" }, page.events.map((e) => h("li", {}, recordLink(e.id), " ",
       h("span", { class: "muted" }, `sessions ${e.sessions.join(", ")}: `), e.text)))] : [];
   where.replaceChildren(turns, pager(page, (o) => loadSession(where, session, o), "Turns"),
@@ -319,7 +320,9 @@ views.record = async (main, [id]) => {
     h("li", {}, recordLink(t.id), ` ${t.speaker}: ${t.text}`))));
   if (data.contexts) blocks.push(h("h3", {}, "Contexts"), ...data.contexts.map((c) =>
     h("div", { class: "card" }, recordLink(c.id), h("div", { class: "text" }, c.text))));
-  if (data.events && data.events.length) blocks.push(h("h3", {}, "Events"), h("ul", { class: "plain" },
+  if (data.events && data.events.length) blocks.push(h("h3", {}, "Events",
+    data.events_total > data.events.length ? h("span", { class: "muted" }, ` (first ${data.events.length} of ${int(data.events_total)})`) : null),
+  h("ul", { class: "plain" },
     data.events.map((e) => h("li", {}, recordLink(e.id), " ", e.text))));
   main.append(...blocks);
 };
