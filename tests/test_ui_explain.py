@@ -106,7 +106,7 @@ def test_term_spans_are_the_query_words_by_stem() -> None:
 
 def test_preview_is_the_cascade_and_deletes_nothing(alice: Memory) -> None:
     before = alice.stats(user_id="alice")
-    preview = preview_delete(alice.store, "alice", None, None, turn=alice.list("turns", user_id="alice")[1].id)
+    preview = preview_delete(alice.store, "alice", None, None, turn=alice.turns(user_id="alice")[1].id)
     assert preview.turns == 1 and preview.contexts >= 1 and preview.facts >= 1
     assert preview.sessions_recut == ["1"]  # the other turns of session 1 are re-cut
     assert alice.stats(user_id="alice") == before

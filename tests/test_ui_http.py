@@ -151,7 +151,7 @@ def test_search_explains_every_context_and_gives_the_prompt_block(client: TestCl
     assert bm25["mode"] == "bm25" and bm25["events"] == []
     assert [c["explanation"]["relevance_rank"] for c in bm25["contexts"]] != []
     bad = client.post("/v1/users/alice/inspect/search", json={**body, "variant": "nope"}, headers=A)
-    assert bad.status_code == 500 and bad.json()["error"]["code"] == "config_error"
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "validation_error"
 
 
 def test_delete_preview_matches_what_the_delete_then_removes(client: TestClient) -> None:

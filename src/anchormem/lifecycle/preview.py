@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from anchormem.errors import InputError, NotFoundError
-from anchormem.lifecycle import cascade
 from anchormem.lifecycle.delete import resolve, scopes_under
 from anchormem.model import Scope
+from anchormem.store import cascade
 from anchormem.store.protocol import Store
 
 MAX_IDS = 200  # ids listed per kind; the counts are always complete

@@ -274,7 +274,8 @@ async def delete_preview(
     memory = service.memory
 
     def run() -> dict[str, Any]:
-        cache = memory.llm if memory.llm is not None else memory.settings.cache_path
+        llm = memory.llm  # the cache a delete forgets from: the configured one, else the file left by an earlier one
+        cache = llm if llm is not None and hasattr(llm, "forget_containing") else memory.settings.cache_path
         preview = preview_delete(
             memory.store,
             user_id,
@@ -332,8 +333,7 @@ async def size(
         text += sum(len(c.text.encode()) for c in inv.contexts.values())
         text += sum(len(f.text.encode()) for f in inv.facts.values())
         text += sum(len(e.text.encode()) for e in inv.events.values())
-        get = getattr(memory.store, "get_meta", None)
-        dim = get("embedder_dim") if get is not None else None
+        dim = memory.store.get_meta("embedder_dim")
         vectors = (len(inv.facts) + len(inv.events)) * int(dim or 0) * 4
         out: dict[str, Any] = {"text_bytes": text, "vector_bytes": vectors, "total_bytes": text + vectors}
         out["store_file_bytes"] = _file_bytes(memory.settings.store_location) if key.admin else None

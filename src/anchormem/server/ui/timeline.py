@@ -267,12 +267,11 @@ class InventoryCache:
                 self._items.move_to_end(scope)
                 return cached
         user, agent, run = scope.user_id, scope.agent_id, scope.run_id
-        records = [memory.list(kind, user_id=user, agent_id=agent, run_id=run) for kind in ("turns", "contexts")]
         inventory = Inventory.build(
             scope,
             version,
-            list(records[0]),  # type: ignore[arg-type]
-            list(records[1]),  # type: ignore[arg-type]
+            memory.turns(user_id=user, agent_id=agent, run_id=run),
+            memory.contexts(user_id=user, agent_id=agent, run_id=run),
             memory.facts(user_id=user, agent_id=agent, run_id=run),
             memory.events(user_id=user, agent_id=agent, run_id=run),
         )
