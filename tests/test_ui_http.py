@@ -17,6 +17,7 @@ from anchormem.llm.fake import FakeLLM
 from anchormem.memory import Memory
 from anchormem.server.app import create_app
 from anchormem.server.keys import KeyRing
+from anchormem.server.ui.pages import STATIC
 from tests.conftest import llm_responder
 from tests.fixtures import SESSION_1, SESSION_2, messages
 
@@ -45,10 +46,11 @@ def test_page_and_static_files_are_served_with_a_strict_policy(client: TestClien
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
     assert "script-src 'self'" in r.headers["content-security-policy"]
     assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
-    for ref in ("/ui/static/app.js", "/ui/static/app.css", "/ui/static/graph.js"):
-        assert ref in r.text
-        assert client.get(ref).status_code == 200
-    assert "innerHTML" not in client.get("/ui/static/app.js").text  # data goes in as text only
+    for name in STATIC:
+        assert f"/ui/static/{name}" in r.text
+        served = client.get(f"/ui/static/{name}")
+        assert served.status_code == 200 and served.headers["content-type"].startswith(STATIC[name])
+        assert "innerHTML" not in served.text and "eval(" not in served.text  # data goes in as text only
     assert client.get("/ui", follow_redirects=False).status_code == 307
     assert client.get("/ui/static/../keys.py").status_code == 404
     assert client.get("/ui/static/secret.txt").status_code == 404

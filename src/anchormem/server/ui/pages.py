@@ -16,7 +16,14 @@ from anchormem.server.errors import ApiError
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
 
-STATIC = {"app.js": "text/javascript", "app.css": "text/css", "graph.js": "text/javascript"}
+STATIC = {
+    "app.css": "text/css",
+    "app.js": "text/javascript",  # elements, API calls, sign-in, routing; the views register themselves
+    "timeline.js": "text/javascript",
+    "search.js": "text/javascript",
+    "graph.js": "text/javascript",
+    "manage.js": "text/javascript",
+}
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
