@@ -38,6 +38,13 @@ ENDPOINTS: list[tuple[str, str, Any]] = [
     ("GET", "/history", None),
     ("GET", "/export", None),
     ("GET", "/stats", None),
+    ("GET", "/inspect/sessions", None),
+    ("GET", "/inspect/session?session=1", None),
+    ("GET", "/inspect/record/{context}", None),
+    ("GET", "/inspect/graph", None),
+    ("POST", "/inspect/search", {"query": "What is the name of Ana's dog?"}),
+    ("GET", "/inspect/delete-preview?session=1", None),
+    ("GET", "/inspect/size", None),
 ]
 
 

@@ -197,6 +197,11 @@ def test_second_users_key_sees_nothing_of_the_first(browser: Any, server: str) -
     )
     assert status == 403
 
+    sign_in(browser, server, "key-admin")  # an admin key picks any user's memory
+    options = [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#scope option")]
+    assert options == ["alice"]
+    wait(browser, "article.session", "Session 1")
+
 
 @pytest.mark.parametrize(("ci", "outcome"), [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
 def test_a_missing_browser_fails_under_ci_and_skips_loudly_elsewhere(
