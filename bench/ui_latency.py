@@ -8,7 +8,7 @@ the offline path: LLM-free anchors and extractive events), starts ``anchormem se
 free port) in a subprocess, and measures:
 
 - over HTTP (httpx, one connection): what the page fetches to show the timeline's first page (the
-  page, its three static files, ``/v1/inspect/key``, ``inspect/sessions?limit=20``), the first time
+  page, its static files, ``/v1/inspect/key``, ``inspect/sessions?limit=20``), the first time
   (the server builds its browsing index of the memory) and then warm; one session's first 50 turns;
   the event graph's first page; a delete dry run of one session; and the search round trip, plain
   (``/search``) and explained (``inspect/search``: signals, highlights, prompt block), over varied
@@ -41,6 +41,7 @@ import httpx
 from anchormem.config import Settings
 from anchormem.memory import Memory
 from anchormem.server.keys import create_key
+from anchormem.server.ui.pages import STATIC
 
 TOPICS = [
     ("adopted a dog from the shelter", "dog"),
@@ -142,7 +143,7 @@ def http_figures(base: str, key: str, runs: int) -> tuple[list[str], dict[str, f
             return r
 
         def timeline() -> None:
-            for path in ("/ui/", "/ui/static/app.css", "/ui/static/graph.js", "/ui/static/app.js", "/v1/inspect/key"):
+            for path in ("/ui/", *(f"/ui/static/{name}" for name in STATIC), "/v1/inspect/key"):
                 ok(client.get(path))
             ok(client.get("/v1/users/bench/inspect/sessions", params={"limit": 20}))
 

@@ -172,7 +172,7 @@ async def graph(
     service: Svc,
     agent_id: str | None = AgentQ,
     run_id: str | None = RunQ,
-    session: str | None = Query(None, max_length=256, description="only events tied to this session"),
+    session: str | None = Query(None, max_length=256, description="only events with a fact from the given session"),
     offset: int = Query(0, ge=0),
     limit: int = Query(25, ge=1, le=200),
 ) -> Any:
