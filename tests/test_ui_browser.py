@@ -95,6 +95,17 @@ def go(driver: Any, view: str, ready_css: str, text: str | None = None) -> Any:
     return wait(driver, ready_css, text)
 
 
+def unlabelled(driver: Any) -> list[str]:
+    """Visible form controls without a label (a screen reader could not name them)."""
+    return list(
+        driver.execute_script(
+            "return [...document.querySelectorAll('input, select, textarea')]"
+            ".filter(el => el.offsetParent !== null && !el.labels.length && !el.getAttribute('aria-label'))"
+            ".map(el => el.outerHTML)"
+        )
+    )
+
+
 def add_alice(url: str) -> None:
     r = httpx.post(
         url + "/v1/users/alice/memories",
@@ -106,10 +117,13 @@ def add_alice(url: str) -> None:
 
 
 def test_timeline_search_graph_forget(browser: Any, server: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
 
     sign_in(browser, server, "key-alice")
+    assert unlabelled(browser) == []
     wait(browser, "main", "empty")  # nothing added yet
     add_alice(server)
     browser.refresh()
@@ -120,6 +134,7 @@ def test_timeline_search_graph_forget(browser: Any, server: str) -> None:
     card.find_element(By.CSS_SELECTOR, "button[aria-expanded]").click()
     wait(browser, "article.session table", "adopted a dog from the shelter")
     wait(browser, "article.session .card", "Context")
+    assert unlabelled(browser) == []
     screenshot(browser, "timeline")
 
     go(browser, "search", "#s-query").send_keys("What is the name of Ana's dog?")
@@ -132,14 +147,16 @@ def test_timeline_search_graph_forget(browser: Any, server: str) -> None:
     assert "anchor cosine" in hit.text and "relevance" in hit.text
     assert "prompt block" in wait(browser, "p.counts").text
     assert "DATE: 1:56 pm on 8 May, 2023" in browser.find_element(By.CSS_SELECTOR, "pre.prompt").text
+    assert unlabelled(browser) == []
     screenshot(browser, "search")
     Select(browser.find_element(By.ID, "s-variant")).select_by_value("bm25")
     wait(browser, "p.counts", "Variant bm25")
 
     go(browser, "graph", "svg.graph")
     node = browser.find_element(By.CSS_SELECTOR, "svg.graph circle.node")
-    node.click()
-    wait(browser, "#node-detail .card", "Fact")
+    browser.execute_script("arguments[0].focus()", node)  # reachable by Tab: a focusable node
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait(browser, "#node-detail .card", node.get_attribute("data-fact"))
     screenshot(browser, "graph")
 
     go(browser, "stats", "table", "turns")
@@ -149,6 +166,7 @@ def test_timeline_search_graph_forget(browser: Any, server: str) -> None:
     go(browser, "forget", "#d-kind")
     browser.find_element(By.ID, "d-target").send_keys("1")
     browser.find_element(By.CSS_SELECTOR, "#view form button[type='submit']").click()
+    assert unlabelled(browser) == []
     preview = wait(browser, "#forget-preview")
     assert "5 turns" in preview.text and "contexts" in preview.text and "cached LLM responses" in preview.text
     screenshot(browser, "forget-preview")
