@@ -149,6 +149,13 @@ def test_timeline_search_graph_forget(browser: Any, server: str) -> None:
     assert "DATE: 1:56 pm on 8 May, 2023" in browser.find_element(By.CSS_SELECTOR, "pre.prompt").text
     assert unlabelled(browser) == []
     screenshot(browser, "search")
+    first = hit.get_attribute("data-context")
+    hit.find_element(By.CSS_SELECTOR, "h3 a").click()  # open the context by its id
+    record = wait(browser, "main", "Record " + first)
+    assert "Turns" in record.text and "Facts" in record.text and "adopted a dog" in record.text
+    screenshot(browser, "record")
+    browser.back()
+    wait(browser, "article.hit")
     Select(browser.find_element(By.ID, "s-variant")).select_by_value("bm25")
     wait(browser, "p.counts", "Variant bm25")
 
