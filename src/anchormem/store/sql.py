@@ -21,8 +21,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from anchormem.errors import StoreError
+from anchormem.errors import StoreError, StoreFullError
 from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
+from anchormem.store import sql_integrity as integrity
 from anchormem.store import sql_lifecycle as life
 from anchormem.store.migrations import split_sql
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix
@@ -72,6 +73,7 @@ class SQLStore:
         self._conn = conn
         self.dialect = dialect
         self._lock = threading.RLock()
+        self._open: Cursor | None = None  # the transaction this store's lock holder has open
         try:
             self._migrate()
         except BaseException:
@@ -87,20 +89,60 @@ class SQLStore:
     # -- plumbing ---------------------------------------------------------------------------------------
 
     @contextmanager
-    def _tx(self, what: str = "write") -> Iterator[Cursor]:
+    def _tx(self, what: str = "write", scope: Scope | None = None) -> Iterator[Cursor]:
+        """A write transaction (joining the one :meth:`transaction` opened, if any); with ``scope``, it
+        first takes that scope's lock, so the scope's write transactions run one at a time across processes."""
         with self._lock:
+            if self._open is not None:
+                if scope is not None:
+                    self._lock_scope(self._open, scope)
+                yield self._open
+                return
             try:
                 with self._conn.transaction() as raw:
-                    yield Cursor(raw, self.dialect)
+                    cur = self._open = Cursor(raw, self.dialect)
+                    try:
+                        if scope is not None:
+                            self._lock_scope(cur, scope)
+                        yield cur
+                    finally:
+                        self._open = None
             except self._conn.errors as exc:
-                raise StoreError(f"{what} failed on {self.path}: {exc}") from exc
+                raise self._error(f"{what} failed", exc) from exc
+
+    @contextmanager
+    def transaction(self, scope: Scope) -> Iterator[None]:
+        """One transaction for every write of ``scope`` made in the block (by this thread; other threads wait):
+        all of them are stored, or, if the block raises, none."""
+        with self._tx("write", scope):
+            yield
+
+    def _lock_scope(self, cur: Cursor, scope: Scope) -> None:
+        if self.dialect.scope_lock:
+            cur.execute(self.dialect.scope_lock, (integrity.lock_key(_sk(scope)),))
+
+    def _error(self, what: str, exc: BaseException) -> StoreError:
+        kind = self._conn.error_class(exc)
+        if kind is StoreFullError:
+            return kind(f"{what} on {self.path}: the disk or the store's size limit is full; nothing of it was stored")
+        return kind(f"{what} on {self.path}: {exc}")
 
     def _q(self, sql: str, params: Sequence[object] = (), *, binary: bool = False) -> list[tuple[Any, ...]]:
         with self._lock:
+            within = self._open.raw if self._open is not None else None
             try:
-                return self._conn.fetch(self.dialect.sql(sql), params, binary)
+                return self._conn.fetch(self.dialect.sql(sql), params, binary, within)
             except self._conn.errors as exc:
-                raise StoreError(f"query failed on {self.path}: {exc}") from exc
+                raise self._error("query failed", exc) from exc
+
+    def ping(self) -> None:
+        """Raise :class:`StoreError` (:class:`StoreUnavailableError` for a database that cannot be reached)
+        unless the store answers now."""
+        with self._lock:
+            try:
+                self._conn.ping()
+            except self._conn.errors as exc:
+                raise self._error("the store does not answer", exc) from exc
 
     def _migrate(self) -> None:
         d = self.dialect
@@ -150,7 +192,7 @@ class SQLStore:
             try:
                 self._conn.close()
             except self._conn.errors as exc:
-                raise StoreError(f"closing {self.path} failed: {exc}") from exc
+                raise self._error("closing failed", exc) from exc
 
     # -- meta and scopes ------------------------------------------------------------------------------------
 
@@ -175,13 +217,19 @@ class SQLStore:
     # -- turns and contexts ------------------------------------------------------------------------------
 
     def _add_new(
-        self, scope: Scope, items: Sequence[T], into: str, row: Callable[[T, float], tuple[object, ...]]
+        self,
+        scope: Scope,
+        items: Sequence[T],
+        into: str,
+        row: Callable[[T, float], tuple[object, ...]],
+        keep: Callable[[Cursor, Sequence[T]], Sequence[T]] | None = None,
     ) -> list[T]:
-        """Insert each item that is not stored yet; returns those, and bumps the version if any."""
+        """Insert each item that is not stored yet (and that ``keep``, asked inside the transaction, keeps);
+        returns those, and bumps the version if any."""
         added: list[T] = []
         now = time.time()
-        with self._tx() as cur:
-            for item in items:
+        with self._tx(scope=scope) as cur:
+            for item in keep(cur, items) if keep else items:
                 if cur.execute(self.dialect.insert(into), (*_sk(scope), *row(item, now))).rowcount:
                     added.append(item)
             if added:
@@ -200,7 +248,13 @@ class SQLStore:
         return [Turn(*r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
 
     def add_contexts(self, scope: Scope, contexts: Sequence[Context]) -> list[Context]:
-        return self._add_new(scope, contexts, _CONTEXT_INSERT, _context_row)
+        """Store the new contexts whose turns are all stored (a context of deleted words is not written)."""
+
+        def whole(cur: Cursor, items: Sequence[Context]) -> list[Context]:
+            held = integrity.existing(cur, "turns", "id", _sk(scope), (t for c in items for t in c.turn_ids))
+            return [c for c in items if held.issuperset(c.turn_ids)]
+
+        return self._add_new(scope, contexts, _CONTEXT_INSERT, _context_row, whole)
 
     def contexts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Context]:
         sql, params = self._with_ids(
@@ -218,15 +272,21 @@ class SQLStore:
     # -- facts ---------------------------------------------------------------------------------------------
 
     def save_extractions(self, scope: Scope, extractions: Sequence[Extraction]) -> int:
-        """Store each context's facts (unlinked) and mark the context done, all in one transaction."""
+        """Store each context's facts (unlinked) and mark the context done, all in one transaction. Facts
+        of a context that is no longer stored (deleted meanwhile, by any process) are not written."""
         sk, now, encode = _sk(scope), time.time(), self.dialect.encode
-        rows: list[tuple[object, ...]] = []
         for ex in extractions:
             if len(ex.facts) != len(ex.vectors):
                 raise StoreError(f"{len(ex.facts)} facts but {len(ex.vectors)} vectors for {ex.context_id}")
-            for fact, vec in zip(ex.facts, ex.vectors, strict=True):
-                rows.append((*sk, fact.id, fact.context_id, fact.text, fact.source, encode(vec), now))
-        with self._tx() as cur:
+        with self._tx(scope=scope) as cur:
+            held = integrity.existing(cur, "contexts", "id", sk, (ex.context_id for ex in extractions))
+            rows = [
+                (*sk, fact.id, fact.context_id, fact.text, fact.source, encode(vec), now)
+                for ex in extractions
+                if ex.context_id in held
+                for fact, vec in zip(ex.facts, ex.vectors, strict=True)
+                if fact.context_id in held
+            ]
             added = cur.executemany(
                 self.dialect.insert(
                     f"facts ({_SCOPE_COLS}, id, context_id, text, source, vector, added_at, linked) "
@@ -236,13 +296,14 @@ class SQLStore:
             )
             cur.executemany(
                 f"UPDATE contexts SET status = 'done', error = NULL, attempts = attempts + 1 WHERE {_SCOPE} AND id = ?",
-                [(*sk, ex.context_id) for ex in extractions],
+                [(*sk, ex.context_id) for ex in extractions if ex.context_id in held],
             )
-            self._bump(cur, scope)
+            if held:
+                self._bump(cur, scope)
         return added
 
     def mark_failed(self, scope: Scope, context_id: str, error: str) -> None:
-        with self._tx() as cur:
+        with self._tx(scope=scope) as cur:
             cur.execute(
                 f"UPDATE contexts SET status = 'failed', error = ?, attempts = attempts + 1 WHERE {_SCOPE} AND id = ?",
                 (error[:2000], *_sk(scope), context_id),
@@ -265,10 +326,14 @@ class SQLStore:
     # -- events --------------------------------------------------------------------------------------------
 
     def add_events(self, scope: Scope, events: Sequence[Event], vectors: Matrix) -> int:
+        """Store the new events whose member facts are all stored (an event on a deleted fact is not written)."""
         sk, now, d = _sk(scope), time.time(), self.dialect
         added = 0
-        with self._tx() as cur:
+        with self._tx(scope=scope) as cur:
+            held = integrity.existing(cur, "facts", "id", sk, (f for ev in events for f in ev.fact_ids))
             for ev, vec in zip(events, vectors, strict=True):
+                if not held.issuperset(ev.fact_ids):
+                    continue
                 row = (*sk, ev.id, ev.text, json.dumps(list(ev.fact_ids)), ev.source, d.encode(vec), now)
                 into = f"events ({_SCOPE_COLS}, id, text, fact_ids, source, vector, added_at) "
                 if not cur.execute(d.insert(f"{into}VALUES (?,?,?,?,?,?,?,{d.vector_placeholder},?)"), row).rowcount:
@@ -314,13 +379,23 @@ class SQLStore:
     def delete_records(
         self, scope: Scope, *, turn_ids: Ids = (), context_ids: Ids = (), fact_ids: Ids = (), event_ids: Ids = ()
     ) -> dict[str, int]:
-        with self._tx() as cur:
-            counts = life.delete_records(cur, _sk(scope), turn_ids, context_ids, fact_ids, event_ids)
+        """See the protocol; also deletes what was derived from these rows after the caller planned them
+        (by another process: see :mod:`anchormem.store.sql_integrity`)."""
+        with self._tx(scope=scope) as cur:
+            more = integrity.derived(cur, _sk(scope), turn_ids, context_ids, fact_ids)
+            counts = life.delete_records(
+                cur,
+                _sk(scope),
+                turn_ids,
+                [*context_ids, *more[0]],
+                [*fact_ids, *more[1]],
+                [*event_ids, *more[2]],
+            )
             self._bump(cur, scope)
         return counts
 
     def delete_scope(self, scope: Scope) -> dict[str, int]:
-        with self._tx() as cur:
+        with self._tx(scope=scope) as cur:
             return life.delete_scope(cur, _sk(scope))
 
     def unlinked_facts(self, scope: Scope) -> list[str]:
@@ -329,11 +404,11 @@ class SQLStore:
 
     def set_linked(self, scope: Scope, fact_ids: Sequence[str], linked: bool = True) -> None:
         if fact_ids:
-            with self._tx() as cur:
+            with self._tx(scope=scope) as cur:
                 life.set_linked(cur, _sk(scope), fact_ids, linked)
 
     def restore_states(self, scope: Scope, states: Sequence[ExtractionState]) -> None:
-        with self._tx() as cur:
+        with self._tx(scope=scope) as cur:
             cur.executemany(
                 f"UPDATE contexts SET status = ?, error = ?, attempts = ? WHERE {_SCOPE} AND id = ?",
                 [(s.status, s.error, s.attempts, *_sk(scope), s.context_id) for s in states],
@@ -356,4 +431,4 @@ class SQLStore:
             try:
                 self._conn.scrub(full)
             except self._conn.errors as exc:
-                raise StoreError(f"scrub failed on {self.path}: {exc}") from exc
+                raise self._error("scrub failed", exc) from exc
