@@ -27,22 +27,9 @@ from anchormem.store.protocol import Extraction, ExtractionState, Store
 from anchormem.store.sqlite import SQLiteStore
 from tests.conftest import llm_responder
 from tests.fixtures import locomo_sample, write_locomo
-from tests.pg_server import PgServer
 
 A, B = Scope("a"), Scope("b")
 A_AGENT = Scope("a", agent_id="bot", run_id="r1")
-
-
-@pytest.fixture
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """Where a store lives: a SQLite file or a fresh PostgreSQL database."""
-    if request.param == "sqlite":
-        yield str(tmp_path / "store.db")
-        return
-    server: PgServer = request.getfixturevalue("pg_server")
-    url = server.new_database()
-    yield url
-    server.drop_database(url)
 
 
 @pytest.fixture
