@@ -14,6 +14,7 @@ also checkpoints and removes the WAL). No call of any user waits on a reader for
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -118,8 +119,10 @@ class SQLiteConnection:
         self.db.execute("SELECT 1").fetchone()
 
     def error_class(self, exc: BaseException) -> type[StoreError]:
-        code = getattr(exc, "sqlite_errorcode", None)
-        return StoreFullError if code is not None and code & 0xFF == sqlite3.SQLITE_FULL else StoreError
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        if code == sqlite3.SQLITE_FULL or (code == sqlite3.SQLITE_IOERR and not self._memory and no_room(self.where)):
+            return StoreFullError
+        return StoreError
 
     def scrub(self, full: bool) -> None:
         """Checkpoint the WAL into the database and truncate it (secure_delete has zeroed freed pages);
@@ -135,6 +138,25 @@ class SQLiteConnection:
             with suppress(sqlite3.Error):
                 self._truncate_wal()
         self.db.close()
+
+
+ROOM = 1 << 20  # bytes a write may still need: less free space than this (or file size under a limit) is full
+
+
+def no_room(path: str) -> bool:
+    """Whether the store's disk is (nearly) full, or its files reached this process's file-size limit
+    (SQLite reports a write refused for either as an I/O error, not as a full disk)."""
+    files = [Path(path + tail) for tail in ("", "-wal", "-journal")]
+    try:
+        if shutil.disk_usage(Path(path).parent).free < ROOM:
+            return True
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    except (OSError, ImportError):  # no resource module: not a Unix
+        return False
+    biggest = max((f.stat().st_size for f in files if f.exists()), default=0)
+    return limit != resource.RLIM_INFINITY and biggest + ROOM >= limit
 
 
 def truncate_wal(db: sqlite3.Connection, busy_timeout_ms: int) -> bool:
