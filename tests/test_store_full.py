@@ -23,7 +23,8 @@ ALICE = {"Authorization": "Bearer key-alice"}
 
 
 def _messages(n: int, session: str) -> list[dict[str, str]]:
-    return [{"speaker": "Ana", "session": session, "text": f"line {i} of a long story " + "word " * 60} for i in range(n)]
+    story = "word " * 60
+    return [{"speaker": "Ana", "session": session, "text": f"line {i} of a long story {story}"} for i in range(n)]
 
 
 def test_a_full_store_answers_507_and_stays_consistent(tmp_path: Path) -> None:
