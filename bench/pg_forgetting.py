@@ -13,12 +13,12 @@ import tempfile
 from pathlib import Path
 
 import psycopg
+from tests.pg_server import start_server
 
 from anchormem.cli.main import main
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.memory import Memory
-from tests.pg_server import start_server
 
 
 def _files(url: str) -> tuple[bytes, bytes]:
