@@ -28,7 +28,8 @@ from anchormem.errors import StoreError, StoreFullError, StoreUnavailableError
 from anchormem.extras import requires_extra
 from anchormem.store.migrations import PG_MIGRATIONS
 from anchormem.store.protocol import Matrix
-from anchormem.store.sql import Dialect, SQLStore
+from anchormem.store.sql import SQLStore
+from anchormem.store.sql_dialect import Dialect
 
 _MIGRATION_LOCK = 0x616E63686F72  # pg_advisory_xact_lock key: only one process migrates at a time
 

@@ -26,7 +26,8 @@ import numpy as np
 from anchormem.errors import StoreError, StoreFullError
 from anchormem.store.migrations import SQLITE_MIGRATIONS
 from anchormem.store.protocol import Matrix
-from anchormem.store.sql import Dialect, SQLStore
+from anchormem.store.sql import SQLStore
+from anchormem.store.sql_dialect import Dialect
 
 
 def _blob(vec: np.ndarray) -> bytes:
