@@ -7,8 +7,9 @@ transactions, reads, maintenance). Statements are written with ``?`` placeholder
 to the driver's style. The plumbing (the lock, transactions, error translation, migrations, maintenance)
 is :class:`~anchormem.store.sql_base.SQLBase`'s.
 
-Every error of the driver is translated here, at the boundary, into :class:`~anchormem.errors.StoreError`
-with the driver's exception chained: callers only ever see the anchormem exception tree.
+Every error of the driver is translated at that boundary into :class:`~anchormem.errors.StoreError` (or
+its subclasses for a full disk and an unreachable database) with the driver's exception chained: callers
+only ever see the anchormem exception tree.
 """
 
 from __future__ import annotations
