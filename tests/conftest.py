@@ -98,3 +98,16 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Where a store lives, by the test's parameter: "sqlite" (a file) or "postgres" (a fresh database
+    on the session's server). Use with ``pytest.mark.parametrize("location", [...], indirect=True)``."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "store.db")
+        return
+    server: PgServer = request.getfixturevalue("pg_server")
+    url = server.new_database()
+    yield url
+    server.drop_database(url)

@@ -41,6 +41,7 @@ def test_two_connections_share_one_file(tmp_path: Path) -> None:
     first, second = SQLiteStore(tmp_path / "m.db"), SQLiteStore(tmp_path / "m.db")
     try:
         assert second.migrations() == [name for name, _ in SQLITE_MIGRATIONS]
+        first.add_turns(A, [_turn("hello")])
         first.add_contexts(A, [_ctx(1)])
         assert second.contexts(A) == [_ctx(1)] and second.version(A) == first.version(A) > 0
         assert second.add_contexts(A, [_ctx(1), _ctx(2)]) == [_ctx(2)]  # the other's row is seen as existing

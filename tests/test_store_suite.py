@@ -19,6 +19,7 @@ from anchormem.errors import AnchorMemError, StoreError
 from anchormem.llm.fake import FakeLLM
 from anchormem.memory import Memory
 from anchormem.model import Context, Event, Fact, Scope, Turn, Usage
+from anchormem.store import cascade
 from anchormem.store.factory import open_store
 from anchormem.store.migrations import PG_MIGRATIONS, SQLITE_MIGRATIONS
 from anchormem.store.postgres import PostgresStore
@@ -26,22 +27,9 @@ from anchormem.store.protocol import Extraction, ExtractionState, Store
 from anchormem.store.sqlite import SQLiteStore
 from tests.conftest import llm_responder
 from tests.fixtures import locomo_sample, write_locomo
-from tests.pg_server import PgServer
 
 A, B = Scope("a"), Scope("b")
 A_AGENT = Scope("a", agent_id="bot", run_id="r1")
-
-
-@pytest.fixture
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """Where a store lives: a SQLite file or a fresh PostgreSQL database."""
-    if request.param == "sqlite":
-        yield str(tmp_path / "store.db")
-        return
-    server: PgServer = request.getfixturevalue("pg_server")
-    url = server.new_database()
-    yield url
-    server.drop_database(url)
 
 
 @pytest.fixture
@@ -84,6 +72,12 @@ def _turn(i: int, session: str = "1") -> Turn:
     )
 
 
+def _add_contexts(store: Store, scope: Scope, contexts: list[Context]) -> list[Context]:
+    """Store the contexts' turns, then the contexts (a context is stored only while its turns are)."""
+    store.add_turns(scope, [_turn(int(c.id[1:]), c.session) for c in contexts])
+    return store.add_contexts(scope, contexts)
+
+
 def _unit(rows: int, dim: int, seed: int = 0) -> np.ndarray:
     m = np.random.default_rng(seed).standard_normal((rows, dim)).astype(np.float32)
     return m / np.linalg.norm(m, axis=1, keepdims=True)
@@ -106,19 +100,19 @@ def test_inserts_are_idempotent_and_scoped(store: Store) -> None:
     assert store.add_turns(A, turns) == []
     assert store.add_turns(B, turns[:1]) == turns[:1]
     assert store.turns(A) == turns and store.turns(A, session="2") == turns[2:]
-    assert store.add_contexts(A, [_ctx(1), _ctx(2)]) == [_ctx(1), _ctx(2)]
-    assert store.add_contexts(A, [_ctx(1), _ctx(3)]) == [_ctx(3)]
+    assert _add_contexts(store, A, [_ctx(1), _ctx(2)]) == [_ctx(1), _ctx(2)]
+    assert _add_contexts(store, A, [_ctx(1), _ctx(3)]) == [_ctx(3)]
     assert store.contexts(A) == [_ctx(1), _ctx(2), _ctx(3)]
     assert store.contexts(A, ids=["c3", "c1"]) == [_ctx(1), _ctx(3)]
     assert store.contexts(B) == [] and store.version(Scope("nobody")) == 0
-    assert store.add_contexts(A_AGENT, [_ctx(9)]) == [_ctx(9)]
+    assert _add_contexts(store, A_AGENT, [_ctx(9)]) == [_ctx(9)]
     assert store.contexts(A_AGENT) == [_ctx(9)] and _ctx(9) not in store.contexts(A)
     assert store.scopes() == [A, A_AGENT, B]
 
 
 def test_extractions_store_vectors_and_mark_done(store: Store) -> None:
     store.set_meta("embedder_dim", "3")
-    store.add_contexts(A, [_ctx(1), _ctx(2)])
+    _add_contexts(store, A, [_ctx(1), _ctx(2)])
     facts = [Fact(id="f1", context_id="c1", text="one"), Fact(id="f2", context_id="c1", text="two", source="pack")]
     vecs = np.array([[0.1, 0.2, 0.3], [1 / 3, -2.5e-8, 7.0]], dtype=np.float32)
     assert store.save_extractions(A, [Extraction("c1", facts, vecs)]) == 2
@@ -134,7 +128,7 @@ def test_extractions_store_vectors_and_mark_done(store: Store) -> None:
 
 
 def test_save_extractions_is_atomic(store: Store) -> None:
-    store.add_contexts(A, [_ctx(1), _ctx(2)])
+    _add_contexts(store, A, [_ctx(1), _ctx(2)])
     v = store.version(A)
     good = Extraction("c1", [Fact(id="f1", context_id="c1", text="one")], _unit(1, 4))
     bad = Extraction("c2", [Fact(id="f2", context_id="c2", text="two")], _unit(2, 4))
@@ -146,6 +140,8 @@ def test_save_extractions_is_atomic(store: Store) -> None:
 
 def test_events_and_usage(store: Store) -> None:
     store.set_meta("embedder_dim", "2")
+    _add_contexts(store, A, [_ctx(1)])
+    store.save_extractions(A, [Extraction("c1", [Fact(f, "c1", f) for f in ("f1", "f2")], _unit(2, 2))])
     ev = Event(id="e1", text="story", fact_ids=("f1", "f2"))
     ev2 = Event(id="e2", text="other", fact_ids=(), source="extractive")
     vecs = np.array([[0.6, 0.8], [1.0, 0.0]], np.float32)
@@ -174,9 +170,9 @@ def test_events_and_usage(store: Store) -> None:
 
 def test_version_changes_on_every_write(store: Store) -> None:
     v0 = store.version(A)
-    store.add_contexts(A, [_ctx(1)])
+    _add_contexts(store, A, [_ctx(1)])
     v1 = store.version(A)
-    store.add_contexts(A, [_ctx(1)])  # nothing new: no change
+    _add_contexts(store, A, [_ctx(1)])  # nothing new: no change
     assert v0 < v1 == store.version(A)
     store.save_extractions(A, [Extraction("c1", [Fact("f1", "c1", "x")], _unit(1, 4))])
     assert store.version(A) > v1 and store.version(B) == 0
@@ -185,7 +181,7 @@ def test_version_changes_on_every_write(store: Store) -> None:
 def test_driver_errors_inside_a_transaction_are_store_errors(store: Store) -> None:
     """A constraint the database enforces fails as StoreError (the driver's error chained), and the
     transaction leaves nothing behind."""
-    store.add_contexts(A, [_ctx(1)])
+    _add_contexts(store, A, [_ctx(1)])
     v = store.version(A)
     with pytest.raises(StoreError) as failed:
         store.restore_states(A, [ExtractionState("c1", None)])  # type: ignore[arg-type]  # status is NOT NULL
@@ -194,7 +190,7 @@ def test_driver_errors_inside_a_transaction_are_store_errors(store: Store) -> No
     with pytest.raises(StoreError) as failed:
         store.record_usage(A, {"extraction": Usage(calls=None)})  # type: ignore[arg-type]
     assert not isinstance(failed.value.__cause__, AnchorMemError) and store.usage(A) == {}
-    assert store.add_contexts(A, [_ctx(2)]) == [_ctx(2)]  # the store is still usable
+    assert _add_contexts(store, A, [_ctx(2)]) == [_ctx(2)]  # the store is still usable
 
 
 def test_closed_store_fails_with_store_error(store: Store) -> None:
@@ -202,7 +198,7 @@ def test_closed_store_fails_with_store_error(store: Store) -> None:
     with pytest.raises(StoreError):
         store.contexts(A)
     with pytest.raises(StoreError):
-        store.add_contexts(A, [_ctx(1)])
+        _add_contexts(store, A, [_ctx(1)])
 
 
 def test_a_store_that_cannot_open_is_a_store_error(location: str, tmp_path: Path) -> None:
@@ -228,6 +224,7 @@ def test_ingest_builds_no_vector_index(location: str, store: Store) -> None:
     """Search ranks a scope's vectors exactly in numpy; an ANN index would only slow ingest."""
     if not isinstance(store, PostgresStore):
         pytest.skip("PostgreSQL only: the SQLite store has no vector column type to index")
+    _add_contexts(store, A, [_ctx(1)])
     store.save_extractions(
         A, [Extraction("c1", [Fact(id=f"f{i}", context_id="c1", text="x") for i in range(5)], _unit(5, 16))]
     )
@@ -266,7 +263,7 @@ def test_memory_end_to_end(location: str, tmp_path: Path) -> None:
 
 def test_lifecycle_delete_link_and_history(store: Store) -> None:
     store.add_turns(A, [_turn(1), _turn(2)])
-    store.add_contexts(A, [_ctx(1), _ctx(2)])
+    _add_contexts(store, A, [_ctx(1), _ctx(2)])
     facts = [Fact(id=f"f{i}", context_id="c1", text=f"fact {i}") for i in range(3)]
     store.save_extractions(A, [Extraction("c1", facts, _unit(3, 4))])
     assert store.unlinked_facts(A) == ["f0", "f1", "f2"]
@@ -285,7 +282,40 @@ def test_lifecycle_delete_link_and_history(store: Store) -> None:
     assert store.history(Scope("a"), limit=1)[0].scope == A_AGENT and first.detail == {"turns": 2}
     high = store.version(A)
     assert store.delete_scope(A)["facts"] == 2 and store.facts(A) == [] and A not in store.scopes()
-    store.add_contexts(A, [_ctx(5)])
+    _add_contexts(store, A, [_ctx(5)])
     assert store.version(A) > high  # a scope made again never reuses a version
     assert len(store.history(A)) == 2  # history outlives the scope (finer scopes included)
     store.scrub()
+
+
+def test_nothing_is_derived_from_deleted_rows(store: Store) -> None:
+    """A write that comes after a delete (from another process that read the rows before) stores nothing
+    derived from the deleted rows: no context of a deleted turn, no fact of a deleted context, no event
+    on a deleted fact."""
+    _add_contexts(store, A, [_ctx(1), _ctx(2)])
+    store.save_extractions(A, [Extraction("c2", [Fact("f2", "c2", "kept")], _unit(1, 4))])
+    store.delete_records(A, turn_ids=["D1:1"], context_ids=["c1"])
+    v = store.version(A)
+    assert store.add_contexts(A, [_ctx(1)]) == []
+    assert store.save_extractions(A, [Extraction("c1", [Fact("f1", "c1", "gone")], _unit(1, 4))]) == 0
+    assert store.add_events(A, [Event("e1", "gone and kept", ("f1", "f2"))], _unit(1, 4)) == 0
+    assert store.add_events(A, [Event("e2", "kept", ("f2",))], _unit(1, 4)) == 1
+    assert [f.id for f in store.facts(A)] == ["f2"] and [e.id for e in store.events(A)] == ["e2"]
+    assert store.contexts(A) == [_ctx(2)] and store.version(A) == v + 1  # only the kept event wrote
+    assert store.extraction_states(A) == [ExtractionState("c2", "done", None, 1)]
+
+
+def test_a_delete_takes_what_was_written_after_its_plan(opener: Callable[[], Store]) -> None:
+    """The rows a delete plans are read before its transaction; rows derived from them that another
+    connection commits in between go with them."""
+    mine, other = opener(), opener()
+    _add_contexts(mine, A, [_ctx(1), _ctx(2)])
+    mine.save_extractions(A, [Extraction("c2", [Fact("f2", "c2", "kept")], _unit(1, 4))])
+    planned = cascade.plan(mine, A, turn_ids=["D1:1"])
+    other.add_contexts(A, [Context("late", "1", 9, ("D1:1", "D1:2"), "d", "late window")])
+    other.save_extractions(A, [Extraction("c1", [Fact("f1", "c1", "secret")], _unit(1, 4))])
+    other.add_events(A, [Event("e1", "secret and kept", ("f1", "f2"))], _unit(1, 4))
+    counts = cascade.apply(mine, A, planned)
+    assert counts == {"turns": 1, "contexts": 2, "facts": 1, "events": 1}
+    assert [c.id for c in other.contexts(A)] == ["c2"] and [f.id for f in other.facts(A)] == ["f2"]
+    assert other.events(A) == [] and other.unlinked_facts(A) == ["f2"]

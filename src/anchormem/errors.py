@@ -28,6 +28,14 @@ class StoreError(AnchorMemError):
     """The store failed (I/O, corruption, locking, migration)."""
 
 
+class StoreFullError(StoreError):
+    """The store's disk (or its size limit) is full: the write was rolled back, nothing of it is stored."""
+
+
+class StoreUnavailableError(StoreError):
+    """The store cannot be reached now (a database server down or refusing connections)."""
+
+
 class EmbeddingError(AnchorMemError):
     """The embedder could not be loaded or failed to embed."""
 

@@ -15,7 +15,7 @@ from anchormem.errors import ConfigError
 
 EXTRAS: dict[str, str] = {
     "server": "the REST API and the MCP server (fastapi, uvicorn, mcp)",
-    "postgres": "PostgreSQL stores (psycopg, pgvector)",
+    "postgres": "PostgreSQL stores (psycopg, psycopg-pool, pgvector)",
     "eval": "evaluation plots (matplotlib)",
     "torch": "the sentence-transformers runtime of MiniLM (torch, sentence-transformers)",
 }

@@ -229,7 +229,8 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
 
 
 def write_plan(store: Store, plan: ImportPlan) -> ImportReport:
-    """Write a validated export; every scope must be empty in ``store``."""
+    """Write a validated export; every scope must be empty in ``store``. Each scope is written in one
+    transaction: a scope whose write fails (the disk, a value the database refuses) leaves nothing."""
     for sp in plan.scopes:
         if store.version(sp.scope) != 0:
             raise InputError(
@@ -238,28 +239,35 @@ def write_plan(store: Store, plan: ImportPlan) -> ImportReport:
             )
     report = ImportReport()
     for sp in plan.scopes:
-        scope = sp.scope
-        report.scopes += 1
-        report.turns += len(store.add_turns(scope, sp.turns))
-        report.contexts += len(store.add_contexts(scope, sp.contexts))
-        report.facts += store.save_extractions(scope, _extractions(sp, plan.dim))
-        unlinked = set(sp.unlinked)
-        store.set_linked(scope, [f.id for f in sp.facts if f.id not in unlinked], True)
-        store.set_linked(scope, sp.unlinked, False)
-        store.restore_states(scope, sp.states)
-        if sp.events:
-            report.events += store.add_events(scope, sp.events, _stack(sp.event_vectors, plan.dim))
-        if sp.usage:
-            store.record_usage(scope, sp.usage)
-        for when, op, detail in sp.history:
-            store.append_history(scope, op, detail, timestamp=when)
-            report.history += 1
-        store.append_history(
-            scope,
-            "import",
-            {"turns": len(sp.turns), "contexts": len(sp.contexts), "facts": len(sp.facts), "events": len(sp.events)},
-        )
+        with store.transaction(sp.scope):
+            if store.version(sp.scope) != 0:  # another import got there first
+                raise InputError(f"the store already holds a memory for {_name(sp.scope)}")
+            _write_scope(store, sp, plan.dim, report)
     return report
+
+
+def _write_scope(store: Store, sp: ScopePlan, dim: int, report: ImportReport) -> None:
+    scope = sp.scope
+    report.scopes += 1
+    report.turns += len(store.add_turns(scope, sp.turns))
+    report.contexts += len(store.add_contexts(scope, sp.contexts))
+    report.facts += store.save_extractions(scope, _extractions(sp, dim))
+    unlinked = set(sp.unlinked)
+    store.set_linked(scope, [f.id for f in sp.facts if f.id not in unlinked], True)
+    store.set_linked(scope, sp.unlinked, False)
+    store.restore_states(scope, sp.states)
+    if sp.events:
+        report.events += store.add_events(scope, sp.events, _stack(sp.event_vectors, dim))
+    if sp.usage:
+        store.record_usage(scope, sp.usage)
+    for when, op, detail in sp.history:
+        store.append_history(scope, op, detail, timestamp=when)
+        report.history += 1
+    store.append_history(
+        scope,
+        "import",
+        {"turns": len(sp.turns), "contexts": len(sp.contexts), "facts": len(sp.facts), "events": len(sp.events)},
+    )
 
 
 def _extractions(sp: ScopePlan, dim: int) -> list[Extraction]:

@@ -34,7 +34,9 @@ Every endpoint under `/v1/users/{user_id}` needs an API key (`Authorization: Bea
 that may access that user; otherwise 401 `unauthorized` or 403 `forbidden`. Errors are
 `{"error": {"code": "...", "message": "..."}}` with stable codes: `invalid_input`, `validation_error`,
 `not_found`, `unauthorized`, `forbidden`, `payload_too_large`, `llm_not_configured`, `llm_unavailable`,
-`llm_bad_response`, `llm_error`, `embedding_unavailable`, `config_error`, `store_error`, `internal_error`."""
+`llm_bad_response`, `llm_error`, `embedding_unavailable`, `config_error`, `store_full` (507: the store's disk
+is full; nothing of the write was stored), `store_unavailable` (503: the database cannot be reached now),
+`store_error`, `internal_error`."""
 
 
 class BodyLimit:

@@ -26,6 +26,8 @@ from anchormem.errors import (
     LLMUnavailableError,
     NotFoundError,
     StoreError,
+    StoreFullError,
+    StoreUnavailableError,
 )
 
 log = logging.getLogger("anchormem.server")
@@ -40,6 +42,8 @@ LIBRARY_ERRORS: tuple[tuple[type[AnchorMemError], int, str], ...] = (
     (InputError, 400, "invalid_input"),
     (NotFoundError, 404, "not_found"),
     (ConfigError, 500, "config_error"),
+    (StoreFullError, 507, "store_full"),
+    (StoreUnavailableError, 503, "store_unavailable"),
     (StoreError, 500, "store_error"),
     (AnchorMemError, 500, "internal_error"),
 )

@@ -12,7 +12,9 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from anchormem import __version__
+from anchormem.errors import StoreError
 from anchormem.serialize import to_jsonable
+from anchormem.server.errors import ApiError
 from anchormem.server.schemas import MAX_PAGE, ErrorResponse, Health, Kind, Page, UserList
 from anchormem.server.service import Key, Svc, UserId
 
@@ -151,6 +153,15 @@ async def users(key: Key, service: Svc) -> Any:
     }
 
 
-@service_router.get("/health", response_model=Health, summary="Liveness (no key needed)")
+@service_router.get(
+    "/health",
+    response_model=Health,
+    summary="Liveness and the store's health (no key needed)",
+    responses={503: {"model": ErrorResponse, "description": "`store_unavailable`: the store does not answer"}},
+)
 async def health(service: Svc) -> Any:
+    try:
+        await run_in_threadpool(service.memory.store.ping)
+    except StoreError as exc:
+        raise ApiError(503, "store_unavailable", "the store does not answer") from exc
     return {"status": "ok", "version": __version__, "jobs_running": service.jobs.running()}

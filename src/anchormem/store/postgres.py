@@ -1,8 +1,9 @@
 """The server store: PostgreSQL with pgvector, selected by a ``postgresql://`` URL.
 
 Same schema and semantics as the SQLite store: the SQL is :class:`~anchormem.store.sql.SQLStore`'s;
-this module holds what is PostgreSQL's own: the dialect, the connection (psycopg 3, pgvector's
-adapters, an advisory lock around migrations) and scrubbing (``VACUUM``).
+this module holds what is PostgreSQL's own: the dialect, the connections (a psycopg 3 pool that
+replaces broken connections, pgvector's adapters, an advisory lock around migrations and one per
+scope around its write transactions) and scrubbing (``VACUUM``, ``VACUUM FULL`` on demand).
 
 Every row carries its scope, and every per-scope read is an index range scan on (scope, seq), so one
 user's memory loads in reading order without touching the others'. Vectors are pgvector ``vector``
@@ -11,23 +12,24 @@ loads one scope's vectors (cached per scope version) and ranks them exactly in n
 so an HNSW index would never be read; migration ``0003_drop_hnsw`` removes the ones earlier versions
 built on ingest.
 
-psycopg and pgvector are imported on first connect, not at import time, so a SQLite-only install never
+psycopg, psycopg-pool and pgvector are imported on first connect, not at import time, so a SQLite-only install never
 loads them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import numpy as np
 
-from anchormem.errors import StoreError
+from anchormem.errors import StoreError, StoreFullError, StoreUnavailableError
 from anchormem.extras import requires_extra
 from anchormem.store.migrations import PG_MIGRATIONS
 from anchormem.store.protocol import Matrix
-from anchormem.store.sql import Dialect, SQLStore
+from anchormem.store.sql import SQLStore
+from anchormem.store.sql_dialect import Dialect
 
 _MIGRATION_LOCK = 0x616E63686F72  # pg_advisory_xact_lock key: only one process migrates at a time
 
@@ -59,7 +61,9 @@ POSTGRES = Dialect(
     real="DOUBLE PRECISION",
     migrations=PG_MIGRATIONS,
     migration_lock=f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})",
+    scope_lock="SELECT pg_advisory_xact_lock(CAST(? AS BIGINT))",
 )
+SCRUBBED_TABLES = ("turns", "contexts", "facts", "events", "event_facts", "usage")  # rows a delete removes
 
 
 def redact(url: str) -> str:
@@ -73,33 +77,50 @@ def redact(url: str) -> str:
 
 
 class PgConnection:
-    """One autocommit psycopg connection with explicit transactions."""
+    """A small pool of autocommit psycopg connections (``psycopg_pool``) with explicit transactions.
 
-    def __init__(self, url: str, connect_timeout: float = 10.0) -> None:
+    A connection the server dropped (a restart, ``pg_terminate_backend``, a network cut) is checked
+    and replaced when next taken from the pool; a read that fails because its connection broke is run
+    once more on a fresh one. Writes are not retried (the caller sees the error, nothing half-done
+    stays: the transaction was not committed).
+    """
+
+    def __init__(self, url: str, connect_timeout: float = 10.0, max_size: int = 4) -> None:
         self.where = redact(url)
         with requires_extra("postgres", "a PostgreSQL store"):
             import psycopg
             from pgvector.psycopg import register_vector
+            from psycopg_pool import ConnectionPool
+        self._psycopg = psycopg
         self.errors: tuple[type[BaseException], ...] = (psycopg.Error,)
-        try:
-            self.conn: Any = psycopg.connect(url, autocommit=True, connect_timeout=max(1, int(connect_timeout)))
+        self.timeout = max(1.0, float(connect_timeout))
+        try:  # the extension first: the pool's connections register its types as they open
+            with psycopg.connect(url, autocommit=True, connect_timeout=int(self.timeout)) as first:
+                self._ensure_extension(first)
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to {self.where}: {exc}") from exc
+        self.pool: Any = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=max_size,
+            kwargs={"autocommit": True, "connect_timeout": int(self.timeout)},
+            configure=register_vector,
+            check=ConnectionPool.check_connection,
+            timeout=self.timeout,
+            name="anchormem",
+            open=False,
+        )
         try:
-            self._ensure_extension()
-            register_vector(self.conn)
+            self.pool.open(wait=True, timeout=self.timeout)
         except psycopg.Error as exc:
-            self.conn.close()
+            self.pool.close()
             raise StoreError(f"cannot open store {self.where}: {exc}") from exc
-        except StoreError:
-            self.conn.close()
-            raise
 
-    def _ensure_extension(self) -> None:
-        if self.conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
+    def _ensure_extension(self, conn: Any) -> None:
+        if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
             return
         try:
-            self.conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         except self.errors as exc:
             raise StoreError(
                 f"the pgvector extension is missing on {self.where} and cannot be created "
@@ -108,22 +129,58 @@ class PgConnection:
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
-        with self.conn.transaction(), self.conn.cursor() as cur:
+        with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
             yield cur
 
-    def fetch(self, sql: str, params: Sequence[object], binary: bool) -> list[tuple[Any, ...]]:
-        with self.conn.cursor(binary=binary) as cur:
-            cur.execute(sql, params)
-            return list(cur.fetchall())
+    def fetch(self, sql: str, params: Sequence[object], binary: bool, within: Any = None) -> list[tuple[Any, ...]]:
+        if within is not None:
+            with within.connection.cursor(binary=binary) as cur:
+                cur.execute(sql, params)
+                return list(cur.fetchall())
+        for attempt in (1, 2):
+            conn: Any = None
+            try:
+                with self.pool.connection() as conn, conn.cursor(binary=binary) as cur:
+                    cur.execute(sql, params)
+                    return list(cur.fetchall())
+            except self._psycopg.OperationalError:
+                if attempt == 2 or conn is None or not conn.broken:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def ping(self) -> None:
+        with self.pool.connection() as conn:
+            conn.execute("SELECT 1").fetchone()
+
+    def error_class(self, exc: BaseException) -> type[StoreError]:
+        from psycopg_pool import PoolTimeout
+
+        errors = self._psycopg.errors
+        if isinstance(exc, errors.DiskFull):
+            return StoreFullError
+        if isinstance(exc, PoolTimeout) or (
+            isinstance(exc, self._psycopg.OperationalError)
+            and (exc.sqlstate is None or exc.sqlstate.startswith(("08", "57P")))
+        ):
+            return StoreUnavailableError
+        return StoreError
 
     def scrub(self, full: bool) -> None:
-        """``VACUUM`` each table (it cannot run inside a transaction). Freed bytes can stay in the pages'
-        free space until overwritten; ``full`` rewrites the files (an exclusive lock, slow on a large store)."""
-        for table in ("turns", "contexts", "facts", "events", "event_facts", "usage"):
-            self.conn.execute(f"VACUUM {'FULL ' if full else ''}{table}")
+        """``VACUUM`` each table that holds memory rows (it cannot run inside a transaction). A plain vacuum
+        leaves freed bytes in the pages' free space until overwritten; ``full`` rewrites the tables (and
+        their TOAST tables and indexes) into new files, dropping the old ones, then asks for a
+        ``CHECKPOINT`` (which needs the pg_checkpoint role or a superuser; without it the server's own
+        checkpoint comes within ``checkpoint_timeout``). ``VACUUM FULL`` locks each table exclusively while
+        it is rewritten: slow on a large store, so it runs on demand (``anchormem maintenance scrub``)."""
+        with self.pool.connection() as conn:
+            for table in SCRUBBED_TABLES:
+                conn.execute(f"VACUUM {'FULL ' if full else ''}{table}")
+            if full:
+                with suppress(self._psycopg.errors.InsufficientPrivilege):
+                    conn.execute("CHECKPOINT")
 
     def close(self) -> None:
-        self.conn.close()
+        self.pool.close()
 
 
 class PostgresStore(SQLStore):

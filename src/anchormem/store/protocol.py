@@ -9,6 +9,7 @@ counter that changes on every write (used to cache retrieval snapshots).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -129,9 +130,21 @@ class Store(Protocol):
         ``limit`` keeps the newest ``limit``."""
         ...
 
-    def scrub(self) -> None:
-        """Make deleted rows unrecoverable from the store's files (SQLite: secure_delete is on, and the
-        WAL is checkpointed and truncated; a server database may vacuum)."""
+    def transaction(self, scope: Scope) -> AbstractContextManager[None]:
+        """One transaction for every write of ``scope`` made in the block by this thread: all of them are
+        stored, or, if the block raises, none (a bulk write such as an import)."""
+        ...
+
+    def ping(self) -> None:
+        """Raise :class:`~anchormem.errors.StoreError` unless the store answers now
+        (:class:`~anchormem.errors.StoreUnavailableError`: a database server that cannot be reached)."""
+        ...
+
+    def scrub(self, full: bool = False) -> None:
+        """Remove deleted rows from the store's files, as far as the backend can (see docs/forgetting.md).
+        SQLite: secure_delete zeroes freed pages at once; the WAL is checkpointed and truncated (or, while a
+        reader keeps it busy, at the next write). PostgreSQL: ``VACUUM``; ``full=True`` rewrites the
+        tables into new files (``VACUUM FULL``, an exclusive lock per table) and requests a checkpoint."""
         ...
 
     def close(self) -> None: ...

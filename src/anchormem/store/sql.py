@@ -4,29 +4,30 @@
 over two small parts that a backend module supplies (see :mod:`anchormem.store.sql_dialect`): a
 ``Dialect`` (the SQL tokens and the vector codec that differ) and a ``Connection`` (the driver:
 transactions, reads, maintenance). Statements are written with ``?`` placeholders; the dialect maps them
-to the driver's style.
+to the driver's style. The plumbing (the lock, transactions, error translation, migrations, maintenance)
+is :class:`~anchormem.store.sql_base.SQLBase`'s.
 
-Every error of the driver is translated here, at the boundary, into :class:`~anchormem.errors.StoreError`
-with the driver's exception chained: callers only ever see the anchormem exception tree.
+Every error of the driver is translated at that boundary into :class:`~anchormem.errors.StoreError` (or
+its subclasses for a full disk and an unreachable database) with the driver's exception chained: callers
+only ever see the anchormem exception tree.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 
 from anchormem.errors import StoreError
 from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
+from anchormem.store import sql_integrity as integrity
 from anchormem.store import sql_lifecycle as life
-from anchormem.store.migrations import split_sql
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix
-from anchormem.store.sql_dialect import Connection, Cursor, Dialect
+from anchormem.store.sql_base import SQLBase
+from anchormem.store.sql_dialect import Cursor
 from anchormem.store.sql_lifecycle import SCOPE as _SCOPE
 from anchormem.store.sql_lifecycle import sk as _sk
 
@@ -64,64 +65,9 @@ def _event(r: Sequence[Any]) -> Event:
     return Event(id=r[0], text=r[1], fact_ids=tuple(json.loads(r[2])), source=r[3])
 
 
-class SQLStore:
+class SQLStore(SQLBase):
     """A :class:`~anchormem.store.protocol.Store` over one SQL connection (thread-safe: calls are
     serialised). Migrations run on open."""
-
-    def __init__(self, conn: Connection, dialect: Dialect) -> None:
-        self._conn = conn
-        self.dialect = dialect
-        self._lock = threading.RLock()
-        try:
-            self._migrate()
-        except BaseException:
-            with suppress(*conn.errors):
-                conn.close()
-            raise
-
-    @property
-    def path(self) -> str:
-        """Where the store is: a file path, or a URL without its password."""
-        return self._conn.where
-
-    # -- plumbing ---------------------------------------------------------------------------------------
-
-    @contextmanager
-    def _tx(self, what: str = "write") -> Iterator[Cursor]:
-        with self._lock:
-            try:
-                with self._conn.transaction() as raw:
-                    yield Cursor(raw, self.dialect)
-            except self._conn.errors as exc:
-                raise StoreError(f"{what} failed on {self.path}: {exc}") from exc
-
-    def _q(self, sql: str, params: Sequence[object] = (), *, binary: bool = False) -> list[tuple[Any, ...]]:
-        with self._lock:
-            try:
-                return self._conn.fetch(self.dialect.sql(sql), params, binary)
-            except self._conn.errors as exc:
-                raise StoreError(f"query failed on {self.path}: {exc}") from exc
-
-    def _migrate(self) -> None:
-        d = self.dialect
-        with suppress(StoreError):  # no _migrations table yet: the transaction below makes it
-            if set(self.migrations()) >= {name for name, _ in d.migrations}:
-                return  # nothing to write (a read-only file opens too)
-        with self._tx("migration") as cur:
-            if d.migration_lock:
-                cur.execute(d.migration_lock)
-            cur.execute(f"CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at {d.real})")
-            done = {r[0] for r in cur.execute("SELECT name FROM _migrations").fetchall()}
-            for name, sql in d.migrations:
-                if name in done:
-                    continue  # another process applied it meanwhile
-                for statement in split_sql(sql):
-                    cur.execute(statement)
-                cur.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
-
-    def migrations(self) -> list[str]:
-        """The names of the applied migrations."""
-        return [r[0] for r in self._q("SELECT name FROM _migrations ORDER BY name")]
 
     def _bump(self, cur: Cursor, scope: Scope) -> None:
         cur.execute(
@@ -144,13 +90,6 @@ class SQLStore:
         if ids is None:
             return sql, params
         return f"{sql} AND id {self.dialect.in_ids}", [*params, self.dialect.id_list(list(ids))]
-
-    def close(self) -> None:
-        with self._lock:
-            try:
-                self._conn.close()
-            except self._conn.errors as exc:
-                raise StoreError(f"closing {self.path} failed: {exc}") from exc
 
     # -- meta and scopes ------------------------------------------------------------------------------------
 
@@ -175,13 +114,19 @@ class SQLStore:
     # -- turns and contexts ------------------------------------------------------------------------------
 
     def _add_new(
-        self, scope: Scope, items: Sequence[T], into: str, row: Callable[[T, float], tuple[object, ...]]
+        self,
+        scope: Scope,
+        items: Sequence[T],
+        into: str,
+        row: Callable[[T, float], tuple[object, ...]],
+        keep: Callable[[Cursor, Sequence[T]], Sequence[T]] | None = None,
     ) -> list[T]:
-        """Insert each item that is not stored yet; returns those, and bumps the version if any."""
+        """Insert each item that is not stored yet (and that ``keep``, asked inside the transaction, keeps);
+        returns those, and bumps the version if any."""
         added: list[T] = []
         now = time.time()
-        with self._tx() as cur:
-            for item in items:
+        with self._tx(scope=scope) as cur:
+            for item in keep(cur, items) if keep else items:
                 if cur.execute(self.dialect.insert(into), (*_sk(scope), *row(item, now))).rowcount:
                     added.append(item)
             if added:
@@ -200,7 +145,13 @@ class SQLStore:
         return [Turn(*r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
 
     def add_contexts(self, scope: Scope, contexts: Sequence[Context]) -> list[Context]:
-        return self._add_new(scope, contexts, _CONTEXT_INSERT, _context_row)
+        """Store the new contexts whose turns are all stored (a context of deleted words is not written)."""
+
+        def whole(cur: Cursor, items: Sequence[Context]) -> list[Context]:
+            held = integrity.existing(cur, "turns", "id", _sk(scope), (t for c in items for t in c.turn_ids))
+            return [c for c in items if held.issuperset(c.turn_ids)]
+
+        return self._add_new(scope, contexts, _CONTEXT_INSERT, _context_row, whole)
 
     def contexts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Context]:
         sql, params = self._with_ids(
@@ -218,15 +169,21 @@ class SQLStore:
     # -- facts ---------------------------------------------------------------------------------------------
 
     def save_extractions(self, scope: Scope, extractions: Sequence[Extraction]) -> int:
-        """Store each context's facts (unlinked) and mark the context done, all in one transaction."""
+        """Store each context's facts (unlinked) and mark the context done, all in one transaction. Facts
+        of a context that is no longer stored (deleted meanwhile, by any process) are not written."""
         sk, now, encode = _sk(scope), time.time(), self.dialect.encode
-        rows: list[tuple[object, ...]] = []
         for ex in extractions:
             if len(ex.facts) != len(ex.vectors):
                 raise StoreError(f"{len(ex.facts)} facts but {len(ex.vectors)} vectors for {ex.context_id}")
-            for fact, vec in zip(ex.facts, ex.vectors, strict=True):
-                rows.append((*sk, fact.id, fact.context_id, fact.text, fact.source, encode(vec), now))
-        with self._tx() as cur:
+        with self._tx(scope=scope) as cur:
+            held = integrity.existing(cur, "contexts", "id", sk, (ex.context_id for ex in extractions))
+            rows = [
+                (*sk, fact.id, fact.context_id, fact.text, fact.source, encode(vec), now)
+                for ex in extractions
+                if ex.context_id in held
+                for fact, vec in zip(ex.facts, ex.vectors, strict=True)
+                if fact.context_id in held
+            ]
             added = cur.executemany(
                 self.dialect.insert(
                     f"facts ({_SCOPE_COLS}, id, context_id, text, source, vector, added_at, linked) "
@@ -236,13 +193,14 @@ class SQLStore:
             )
             cur.executemany(
                 f"UPDATE contexts SET status = 'done', error = NULL, attempts = attempts + 1 WHERE {_SCOPE} AND id = ?",
-                [(*sk, ex.context_id) for ex in extractions],
+                [(*sk, ex.context_id) for ex in extractions if ex.context_id in held],
             )
-            self._bump(cur, scope)
+            if held:
+                self._bump(cur, scope)
         return added
 
     def mark_failed(self, scope: Scope, context_id: str, error: str) -> None:
-        with self._tx() as cur:
+        with self._tx(scope=scope) as cur:
             cur.execute(
                 f"UPDATE contexts SET status = 'failed', error = ?, attempts = attempts + 1 WHERE {_SCOPE} AND id = ?",
                 (error[:2000], *_sk(scope), context_id),
@@ -265,10 +223,14 @@ class SQLStore:
     # -- events --------------------------------------------------------------------------------------------
 
     def add_events(self, scope: Scope, events: Sequence[Event], vectors: Matrix) -> int:
+        """Store the new events whose member facts are all stored (an event on a deleted fact is not written)."""
         sk, now, d = _sk(scope), time.time(), self.dialect
         added = 0
-        with self._tx() as cur:
+        with self._tx(scope=scope) as cur:
+            held = integrity.existing(cur, "facts", "id", sk, (f for ev in events for f in ev.fact_ids))
             for ev, vec in zip(events, vectors, strict=True):
+                if not held.issuperset(ev.fact_ids):
+                    continue
                 row = (*sk, ev.id, ev.text, json.dumps(list(ev.fact_ids)), ev.source, d.encode(vec), now)
                 into = f"events ({_SCOPE_COLS}, id, text, fact_ids, source, vector, added_at) "
                 if not cur.execute(d.insert(f"{into}VALUES (?,?,?,?,?,?,?,{d.vector_placeholder},?)"), row).rowcount:
@@ -314,13 +276,23 @@ class SQLStore:
     def delete_records(
         self, scope: Scope, *, turn_ids: Ids = (), context_ids: Ids = (), fact_ids: Ids = (), event_ids: Ids = ()
     ) -> dict[str, int]:
-        with self._tx() as cur:
-            counts = life.delete_records(cur, _sk(scope), turn_ids, context_ids, fact_ids, event_ids)
+        """See the protocol; also deletes what was derived from these rows after the caller planned them
+        (by another process: see :mod:`anchormem.store.sql_integrity`)."""
+        with self._tx(scope=scope) as cur:
+            more = integrity.derived(cur, _sk(scope), turn_ids, context_ids, fact_ids)
+            counts = life.delete_records(
+                cur,
+                _sk(scope),
+                turn_ids,
+                [*context_ids, *more[0]],
+                [*fact_ids, *more[1]],
+                [*event_ids, *more[2]],
+            )
             self._bump(cur, scope)
         return counts
 
     def delete_scope(self, scope: Scope) -> dict[str, int]:
-        with self._tx() as cur:
+        with self._tx(scope=scope) as cur:
             return life.delete_scope(cur, _sk(scope))
 
     def unlinked_facts(self, scope: Scope) -> list[str]:
@@ -329,11 +301,11 @@ class SQLStore:
 
     def set_linked(self, scope: Scope, fact_ids: Sequence[str], linked: bool = True) -> None:
         if fact_ids:
-            with self._tx() as cur:
+            with self._tx(scope=scope) as cur:
                 life.set_linked(cur, _sk(scope), fact_ids, linked)
 
     def restore_states(self, scope: Scope, states: Sequence[ExtractionState]) -> None:
-        with self._tx() as cur:
+        with self._tx(scope=scope) as cur:
             cur.executemany(
                 f"UPDATE contexts SET status = ?, error = ?, attempts = ? WHERE {_SCOPE} AND id = ?",
                 [(s.status, s.error, s.attempts, *_sk(scope), s.context_id) for s in states],
@@ -348,12 +320,3 @@ class SQLStore:
 
     def history(self, scope: Scope, limit: int | None = None) -> list[HistoryEntry]:
         return life.history_entries(self._q(*life.history_query(scope, limit)))
-
-    def scrub(self, full: bool = False) -> None:
-        """Make deleted rows unrecoverable from the store's files (see the backend: SQLite zeroes freed
-        pages and truncates its WAL; PostgreSQL vacuums, ``full=True`` rewrites the files)."""
-        with self._lock:
-            try:
-                self._conn.scrub(full)
-            except self._conn.errors as exc:
-                raise StoreError(f"scrub failed on {self.path}: {exc}") from exc

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from anchormem.errors import StoreError
 from anchormem.store.protocol import Matrix
 
 
@@ -38,6 +39,9 @@ class Dialect:
     real: str  # the double-precision column type
     migrations: Sequence[tuple[str, str]]
     migration_lock: str | None  # a statement that serialises migrating processes (None: the transaction does)
+    # a statement taking one parameter (a signed 64-bit key of a scope) that serialises the write transactions of
+    # that scope across processes until the transaction ends (None: every write transaction is already serial)
+    scope_lock: str | None
 
     def sql(self, text: str) -> str:
         return with_placeholder(text, self.placeholder)
@@ -63,7 +67,19 @@ class Connection(Protocol):
         """A transaction yielding a DB-API cursor: committed on exit, rolled back on any exception."""
         ...
 
-    def fetch(self, sql: str, params: Sequence[object], binary: bool) -> list[tuple[Any, ...]]: ...
+    def fetch(self, sql: str, params: Sequence[object], binary: bool, within: Any = None) -> list[tuple[Any, ...]]:
+        """Run a read; ``within``: the raw cursor of an open transaction to read inside it."""
+        ...
+
+    def ping(self) -> None:
+        """Raise one of :attr:`errors` unless the database answers a trivial query now."""
+        ...
+
+    def error_class(self, exc: BaseException) -> type[StoreError]:
+        """The anchormem error that ``exc`` (one of :attr:`errors`) is: :class:`StoreFullError` when the disk
+        or the store's size limit is full, :class:`StoreUnavailableError` when the database cannot be
+        reached, else :class:`StoreError`."""
+        ...
 
     def scrub(self, full: bool) -> None: ...
 

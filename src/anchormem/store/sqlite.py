@@ -4,13 +4,18 @@ Vectors are float32 blobs next to their rows; search is exact, in numpy, over on
 (see :mod:`anchormem.query`). The SQL is :class:`~anchormem.store.sql.SQLStore`'s; this module holds
 what is SQLite's own: the dialect, the connection (``BEGIN IMMEDIATE`` transactions, pragmas) and
 scrubbing (``secure_delete`` zeroes freed pages; the WAL is checkpointed and truncated).
+
+Truncating the WAL never waits: a reader in another process that holds an old snapshot keeps the WAL
+busy for as long as it likes, so a busy truncation is left pending and tried again, without waiting,
+after each later write transaction of this connection and when it closes (the last connection to close
+also checkpoints and removes the WAL). No call of any user waits on a reader for it.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -18,10 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from anchormem.errors import StoreError
+from anchormem.errors import StoreError, StoreFullError
 from anchormem.store.migrations import SQLITE_MIGRATIONS
 from anchormem.store.protocol import Matrix
-from anchormem.store.sql import Dialect, SQLStore
+from anchormem.store.sql import SQLStore
+from anchormem.store.sql_dialect import Dialect
 
 
 def _blob(vec: np.ndarray) -> bytes:
@@ -51,6 +57,7 @@ SQLITE = Dialect(
     real="REAL",
     migrations=SQLITE_MIGRATIONS,
     migration_lock=None,  # BEGIN IMMEDIATE serialises migrating processes
+    scope_lock=None,  # BEGIN IMMEDIATE serialises every write transaction of the file, across processes
 )
 
 
@@ -82,6 +89,8 @@ class SQLiteConnection:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open store {self.where}: {exc}") from exc
         self._memory = memory
+        self._timeout_ms = int(timeout * 1000)
+        self.wal_pending = False  # a truncation of the WAL that readers kept busy, to try again
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Cursor]:
@@ -89,36 +98,81 @@ class SQLiteConnection:
         try:
             yield self.db.cursor()
         except BaseException:
-            with suppress(sqlite3.Error):
-                self.db.execute("ROLLBACK")
+            self._rollback()
             raise
         try:
             self.db.execute("COMMIT")
         except sqlite3.Error:
+            self._rollback()
+            raise
+        if self.wal_pending:
+            self._truncate_wal()
+
+    def _rollback(self) -> None:
+        if self.db.in_transaction:  # SQLite rolls back by itself on some errors (a full disk)
             with suppress(sqlite3.Error):
                 self.db.execute("ROLLBACK")
-            raise
 
-    def fetch(self, sql: str, params: Sequence[object], binary: bool) -> list[tuple[Any, ...]]:
+    def fetch(self, sql: str, params: Sequence[object], binary: bool, within: Any = None) -> list[tuple[Any, ...]]:
         return self.db.execute(sql, params).fetchall()
 
+    def ping(self) -> None:
+        self.db.execute("SELECT 1").fetchone()
+
+    def error_class(self, exc: BaseException) -> type[StoreError]:
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        if code == sqlite3.SQLITE_FULL or (code == sqlite3.SQLITE_IOERR and not self._memory and no_room(self.where)):
+            return StoreFullError
+        return StoreError
+
     def scrub(self, full: bool) -> None:
-        """Checkpoint the WAL into the database and truncate it (secure_delete has zeroed freed pages)."""
+        """Checkpoint the WAL into the database and truncate it (secure_delete has zeroed freed pages);
+        if readers keep it busy, the truncation stays pending (see the module's notes)."""
         if not self._memory:
-            checkpoint(self.db)
+            self._truncate_wal()
+
+    def _truncate_wal(self) -> None:
+        self.wal_pending = not truncate_wal(self.db, self._timeout_ms)
 
     def close(self) -> None:
+        if self.wal_pending:
+            with suppress(sqlite3.Error):
+                self._truncate_wal()
         self.db.close()
 
 
-def checkpoint(db: sqlite3.Connection, attempts: int = 20) -> bool:
-    """Checkpoint the WAL into the database and truncate it to zero bytes; False when readers kept it busy."""
-    for attempt in range(attempts):
-        busy = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        if busy is None or not busy[0]:
+ROOM = 1 << 20  # bytes a write may still need: less free space than this (or file size under a limit) is full
+
+
+def no_room(path: str) -> bool:
+    """Whether the store's disk is (nearly) full, or its files reached this process's file-size limit
+    (SQLite reports a write refused for either as an I/O error, not as a full disk)."""
+    files = [Path(path + tail) for tail in ("", "-wal", "-journal")]
+    try:
+        if shutil.disk_usage(Path(path).parent).free < ROOM:
             return True
-        time.sleep(min(0.05 * (attempt + 1), 0.5))
-    return False
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    except (OSError, ImportError):  # no resource module: not a Unix
+        return False
+    biggest = max((f.stat().st_size for f in files if f.exists()), default=0)
+    return limit != resource.RLIM_INFINITY and biggest + ROOM >= limit
+
+
+def truncate_wal(db: sqlite3.Connection, busy_timeout_ms: int) -> bool:
+    """Checkpoint the WAL into the database and truncate it to zero bytes, without waiting for a reader
+    or a writer of another connection; False when one kept it busy."""
+    db.execute("PRAGMA busy_timeout = 0")
+    try:
+        busy = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except sqlite3.OperationalError as exc:  # SQLITE_BUSY / SQLITE_LOCKED: another connection holds it now
+        if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            raise
+        return False
+    finally:
+        db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
+    return busy is None or not busy[0]
 
 
 class SQLiteStore(SQLStore):
