@@ -3,13 +3,17 @@
 One header record, then per scope: a ``scope`` record followed by its ``turn``,
 ``context`` (with extraction state), ``fact`` and ``event`` records (vectors as base64
 little-endian float32, so no re-embedding and an exact round trip), ``usage`` and
-``history``. Import validates every record before it writes anything.
+``history``. Import validates every record before it writes anything: every string storable (no NUL
+byte, no lone surrogate, labels without control characters, bounded lengths), every number in its
+column's range, every vector finite and of the header's dimension; a write that fails half-way removes
+the scopes it created (see :func:`write_plan`).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +23,18 @@ import numpy as np
 from anchormem.errors import InputError
 from anchormem.model import Context, Event, Fact, ImportReport, Scope, Turn, Usage
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix, Store
+from anchormem.validation import (
+    MAX_CAPTION_CHARS,
+    MAX_COUNT,
+    MAX_DIM,
+    MAX_TEXT_CHARS,
+    check_int,
+    check_json,
+    check_label,
+    check_number,
+    check_scope_id,
+    check_text,
+)
 
 FORMAT = "anchormem-export"
 VERSION = 1
@@ -131,13 +147,16 @@ def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
                 raise InputError(f"{place}: not an anchormem export (the first record must be its header)")
             if rec.get("version") != VERSION:
                 raise InputError(f"{place}: export version {rec.get('version')!r} is not supported (need {VERSION})")
-            dim = rec.get("dim")
-            if not isinstance(dim, int) or isinstance(dim, bool) or dim < 0:
-                raise InputError(f"{place}: 'dim' must be a non-negative integer")
-            header = ImportPlan(embedder=_opt(rec, "embedder", place), dim=dim, scopes=[])
+            dim = check_int(rec.get("dim"), "dim", place, high=MAX_DIM)
+            embedder = rec.get("embedder")
+            header = ImportPlan(embedder=None if embedder is None else _str(rec, "embedder", place), dim=dim, scopes=[])
             continue
         if kind == "scope":
-            scope = Scope(_str(rec, "user_id", place), _opt(rec, "agent_id", place), _opt(rec, "run_id", place))
+            scope = Scope(
+                _scope_id(rec, "user_id", place),
+                _opt_scope_id(rec, "agent_id", place),
+                _opt_scope_id(rec, "run_id", place),
+            )
             if scope in seen_scopes:
                 raise InputError(f"{place}: scope {scope} appears twice")
             seen_scopes.add(scope)
@@ -150,24 +169,26 @@ def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
         _add(current, ids, rec, kind, place, header.dim)
     if header is None:
         raise InputError("the export is empty")
+    if header.embedder is None and any(sp.facts or sp.events for sp in header.scopes):
+        raise InputError("record 1 (header): 'embedder' is null, but the export holds fact and event vectors")
     return header
 
 
 def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind: Any, place: str, dim: int) -> None:
     if kind in ids:
-        rid = _str(rec, "id", place)
+        rid = _label(rec, "id", place)
         if rid in ids[kind]:
             raise InputError(f"{place}: duplicate {kind} id {rid!r}")
     if kind == "turn":
         plan.turns.append(
             Turn(
                 id=rid,
-                session=_str(rec, "session", place),
+                session=_label(rec, "session", place),
                 position=_int(rec, "position", place),
                 speaker=_str(rec, "speaker", place),
                 text=_str(rec, "text", place, empty=True),
-                timestamp=_opt(rec, "timestamp", place),
-                image_caption=_opt(rec, "image_caption", place),
+                timestamp=_opt_label(rec, "timestamp", place),
+                image_caption=_opt(rec, "image_caption", place, limit=MAX_CAPTION_CHARS),
             )
         )
     elif kind == "context":
@@ -179,11 +200,11 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
         plan.contexts.append(
             Context(
                 id=rid,
-                session=_str(rec, "session", place),
+                session=_label(rec, "session", place),
                 position=_int(rec, "position", place),
                 turn_ids=tuple(turn_ids),
-                date=_opt(rec, "date", place),
-                text=_str(rec, "text", place),
+                date=_opt_label(rec, "date", place),
+                text=_str(rec, "text", place, limit=_CONTEXT_CHARS),
             )
         )
         plan.states.append(ExtractionState(rid, status, _opt(rec, "error", place), _int(rec, "attempts", place)))
@@ -210,18 +231,19 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
     elif kind == "usage":
         phase = _str(rec, "phase", place)
         plan.usage[phase] = Usage(
-            calls=_int(rec, "calls", place),
-            prompt_tokens=_int(rec, "prompt_tokens", place),
-            completion_tokens=_int(rec, "completion_tokens", place),
+            calls=_count(rec, "calls", place),
+            prompt_tokens=_count(rec, "prompt_tokens", place),
+            completion_tokens=_count(rec, "completion_tokens", place),
             seconds=_num(rec, "seconds", place),
-            cached_calls=_int(rec, "cached_calls", place),
-            failed_calls=_int(rec, "failed_calls", place),
+            cached_calls=_count(rec, "cached_calls", place),
+            failed_calls=_count(rec, "failed_calls", place),
         )
     elif kind == "history":
         detail = rec.get("detail")
         if not isinstance(detail, Mapping):
             raise InputError(f"{place}: 'detail' must be an object")
-        plan.history.append((_num(rec, "timestamp", place), _str(rec, "op", place), dict(detail)))
+        check_json(detail, "detail", place)
+        plan.history.append((_num(rec, "timestamp", place), _label(rec, "op", place), dict(detail)))
     else:
         raise InputError(f"{place}: unknown record type {kind!r}")
     if kind in ids:
@@ -237,20 +259,20 @@ def write_plan(store: Store, plan: ImportPlan) -> ImportReport:
                 "(delete it first, or import into another store)"
             )
     report = ImportReport()
-    for sp in plan.scopes:
+    written: list[Scope] = []
+    try:
+        for sp in plan.scopes:
+            written.append(sp.scope)
+            _write_content(store, sp, plan.dim, report)
+    except BaseException:
+        # The store offers no transaction spanning these calls: undo by removing what this import created
+        # (each scope was empty before). A crash of the process itself can still leave a partial scope.
+        for scope in written:
+            with contextlib.suppress(Exception):
+                store.delete_scope(scope)
+        raise
+    for sp in plan.scopes:  # history last: delete_scope keeps history, so nothing is appended before the content
         scope = sp.scope
-        report.scopes += 1
-        report.turns += len(store.add_turns(scope, sp.turns))
-        report.contexts += len(store.add_contexts(scope, sp.contexts))
-        report.facts += store.save_extractions(scope, _extractions(sp, plan.dim))
-        unlinked = set(sp.unlinked)
-        store.set_linked(scope, [f.id for f in sp.facts if f.id not in unlinked], True)
-        store.set_linked(scope, sp.unlinked, False)
-        store.restore_states(scope, sp.states)
-        if sp.events:
-            report.events += store.add_events(scope, sp.events, _stack(sp.event_vectors, plan.dim))
-        if sp.usage:
-            store.record_usage(scope, sp.usage)
         for when, op, detail in sp.history:
             store.append_history(scope, op, detail, timestamp=when)
             report.history += 1
@@ -260,6 +282,22 @@ def write_plan(store: Store, plan: ImportPlan) -> ImportReport:
             {"turns": len(sp.turns), "contexts": len(sp.contexts), "facts": len(sp.facts), "events": len(sp.events)},
         )
     return report
+
+
+def _write_content(store: Store, sp: ScopePlan, dim: int, report: ImportReport) -> None:
+    scope = sp.scope
+    report.scopes += 1
+    report.turns += len(store.add_turns(scope, sp.turns))
+    report.contexts += len(store.add_contexts(scope, sp.contexts))
+    report.facts += store.save_extractions(scope, _extractions(sp, dim))
+    unlinked = set(sp.unlinked)
+    store.set_linked(scope, [f.id for f in sp.facts if f.id not in unlinked], True)
+    store.set_linked(scope, sp.unlinked, False)
+    store.restore_states(scope, sp.states)
+    if sp.events:
+        report.events += store.add_events(scope, sp.events, _stack(sp.event_vectors, dim))
+    if sp.usage:
+        store.record_usage(scope, sp.usage)
 
 
 def _extractions(sp: ScopePlan, dim: int) -> list[Extraction]:
@@ -295,45 +333,66 @@ def _vector(rec: Mapping[str, Any], place: str, dim: int) -> np.ndarray:
         data = base64.b64decode(raw, validate=True)
     except (binascii.Error, ValueError) as exc:
         raise InputError(f"{place}: 'vector' is not base64") from exc
-    if len(data) != 4 * dim:
+    if len(data) != 4 * dim or dim == 0:
         raise InputError(f"{place}: 'vector' has {len(data) // 4} dimensions, the header says {dim}")
-    return np.frombuffer(data, dtype="<f4").astype(np.float32)
+    vector = np.frombuffer(data, dtype="<f4").astype(np.float32)
+    if not np.isfinite(vector).all():
+        raise InputError(f"{place}: 'vector' holds NaN or infinite values")
+    return vector
 
 
-def _str(rec: Mapping[str, Any], key: str, place: str, empty: bool = False) -> str:
+_CONTEXT_CHARS = 4 * MAX_TEXT_CHARS  # a context quotes up to three turns, with speakers and dates
+
+
+def _str(rec: Mapping[str, Any], key: str, place: str, empty: bool = False, limit: int = MAX_TEXT_CHARS) -> str:
     value = rec.get(key)
     if not isinstance(value, str) or (not empty and not value):
         raise InputError(
             f"{place}: '{key}' must be a non-empty string" if not empty else f"{place}: '{key}' must be a string"
         )
-    if "\x00" in value:
-        raise InputError(f"{place}: '{key}' contains a NUL byte")
-    return value
+    return check_text(value, key, place, limit=limit, empty=True)
 
 
-def _opt(rec: Mapping[str, Any], key: str, place: str) -> str | None:
-    return None if rec.get(key) is None else _str(rec, key, place, empty=True)
+def _opt(rec: Mapping[str, Any], key: str, place: str, limit: int = MAX_TEXT_CHARS) -> str | None:
+    return None if rec.get(key) is None else _str(rec, key, place, empty=True, limit=limit)
+
+
+def _label(rec: Mapping[str, Any], key: str, place: str) -> str:
+    return check_label(rec.get(key), key, place)
+
+
+def _opt_label(rec: Mapping[str, Any], key: str, place: str) -> str | None:
+    return None if rec.get(key) is None else _label(rec, key, place)
+
+
+def _scope_id(rec: Mapping[str, Any], key: str, place: str) -> str:
+    try:
+        return check_scope_id(rec.get(key), key)
+    except InputError as exc:
+        raise InputError(f"{place}: {exc}") from None
+
+
+def _opt_scope_id(rec: Mapping[str, Any], key: str, place: str) -> str | None:
+    return None if rec.get(key) is None else _scope_id(rec, key, place)
 
 
 def _int(rec: Mapping[str, Any], key: str, place: str) -> int:
-    value = rec.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not -(2**62) < value < 2**62:
-        raise InputError(f"{place}: '{key}' must be an integer")
-    return value
+    return check_int(rec.get(key), key, place)
+
+
+def _count(rec: Mapping[str, Any], key: str, place: str) -> int:
+    return check_int(rec.get(key), key, place, high=MAX_COUNT)
 
 
 def _num(rec: Mapping[str, Any], key: str, place: str) -> float:
-    value = rec.get(key)
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
-        raise InputError(f"{place}: '{key}' must be a number")
-    return float(value)
+    return check_number(rec.get(key), key, place)
 
 
 def _strs(rec: Mapping[str, Any], key: str, place: str) -> list[str]:
     value = rec.get(key)
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    if not isinstance(value, list):
         raise InputError(f"{place}: '{key}' must be a list of strings")
-    return list(value)
+    return [check_label(v, key, place) for v in value]
 
 
 def _known(refs: Iterable[str], known: set[str], kind: str, place: str) -> None:
