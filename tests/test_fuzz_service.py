@@ -19,10 +19,10 @@ from mcp import Client
 
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
-from anchormem.mcp_server import build_server
 from anchormem.memory import Memory
 from anchormem.server.app import create_app
 from anchormem.server.keys import KeyRing
+from anchormem.server.mcp import build_server
 from tests.fixtures import SESSION_1, messages
 
 ADMIN = {"Authorization": "Bearer key-admin", "Content-Type": "application/json"}

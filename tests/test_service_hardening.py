@@ -15,10 +15,10 @@ from fastapi.testclient import TestClient
 from mcp import Client
 
 from anchormem.errors import StoreError
-from anchormem.mcp_server import build_server
 from anchormem.memory import Memory
 from anchormem.server.app import create_app
 from anchormem.server.keys import KeyRing, create_key
+from anchormem.server.mcp import build_server
 from tests.fixtures import SESSION_1, SESSION_2, messages
 
 TURNS = messages(SESSION_1, "1") + messages(SESSION_2, "2", stamp="2024-03-08 18:00")
