@@ -12,7 +12,6 @@ the scopes it created (see :func:`write_plan`).
 from __future__ import annotations
 
 import base64
-import binascii
 import contextlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -21,19 +20,14 @@ from typing import Any
 import numpy as np
 
 from anchormem.errors import InputError
+from anchormem.lifecycle import export_fields as read
 from anchormem.model import Context, Event, Fact, ImportReport, Scope, Turn, Usage
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix, Store
 from anchormem.validation import (
     MAX_CAPTION_CHARS,
-    MAX_COUNT,
     MAX_DIM,
-    MAX_TEXT_CHARS,
     check_int,
     check_json,
-    check_label,
-    check_number,
-    check_scope_id,
-    check_text,
 )
 
 FORMAT = "anchormem-export"
@@ -149,13 +143,15 @@ def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
                 raise InputError(f"{place}: export version {rec.get('version')!r} is not supported (need {VERSION})")
             dim = check_int(rec.get("dim"), "dim", place, high=MAX_DIM)
             embedder = rec.get("embedder")
-            header = ImportPlan(embedder=None if embedder is None else _str(rec, "embedder", place), dim=dim, scopes=[])
+            header = ImportPlan(
+                embedder=None if embedder is None else read.text(rec, "embedder", place), dim=dim, scopes=[]
+            )
             continue
         if kind == "scope":
             scope = Scope(
-                _scope_id(rec, "user_id", place),
-                _opt_scope_id(rec, "agent_id", place),
-                _opt_scope_id(rec, "run_id", place),
+                read.scope_id(rec, "user_id", place),
+                read.opt_scope_id(rec, "agent_id", place),
+                read.opt_scope_id(rec, "run_id", place),
             )
             if scope in seen_scopes:
                 raise InputError(f"{place}: scope {scope} appears twice")
@@ -176,74 +172,76 @@ def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
 
 def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind: Any, place: str, dim: int) -> None:
     if kind in ids:
-        rid = _label(rec, "id", place)
+        rid = read.label(rec, "id", place)
         if rid in ids[kind]:
             raise InputError(f"{place}: duplicate {kind} id {rid!r}")
     if kind == "turn":
         plan.turns.append(
             Turn(
                 id=rid,
-                session=_label(rec, "session", place),
-                position=_int(rec, "position", place),
-                speaker=_str(rec, "speaker", place),
-                text=_str(rec, "text", place, empty=True),
-                timestamp=_opt_label(rec, "timestamp", place),
-                image_caption=_opt(rec, "image_caption", place, limit=MAX_CAPTION_CHARS),
+                session=read.label(rec, "session", place),
+                position=read.integer(rec, "position", place),
+                speaker=read.text(rec, "speaker", place),
+                text=read.text(rec, "text", place, empty=True),
+                timestamp=read.opt_label(rec, "timestamp", place),
+                image_caption=read.opt_text(rec, "image_caption", place, limit=MAX_CAPTION_CHARS),
             )
         )
     elif kind == "context":
-        turn_ids = _strs(rec, "turn_ids", place)
-        _known(turn_ids, ids["turn"], "turn", place)
+        turn_ids = read.labels(rec, "turn_ids", place)
+        read.known(turn_ids, ids["turn"], "turn", place)
         status = rec.get("status")
         if status not in _STATUSES:
             raise InputError(f"{place}: 'status' must be one of {', '.join(_STATUSES)}")
         plan.contexts.append(
             Context(
                 id=rid,
-                session=_label(rec, "session", place),
-                position=_int(rec, "position", place),
+                session=read.label(rec, "session", place),
+                position=read.integer(rec, "position", place),
                 turn_ids=tuple(turn_ids),
-                date=_opt_label(rec, "date", place),
-                text=_str(rec, "text", place, limit=_CONTEXT_CHARS),
+                date=read.opt_label(rec, "date", place),
+                text=read.text(rec, "text", place, limit=read.CONTEXT_CHARS),
             )
         )
-        plan.states.append(ExtractionState(rid, status, _opt(rec, "error", place), _int(rec, "attempts", place)))
+        plan.states.append(
+            ExtractionState(rid, status, read.opt_text(rec, "error", place), read.integer(rec, "attempts", place))
+        )
     elif kind == "fact":
-        context_id = _str(rec, "context_id", place)
-        _known([context_id], ids["context"], "context", place)
-        source = _str(rec, "source", place)
+        context_id = read.text(rec, "context_id", place)
+        read.known([context_id], ids["context"], "context", place)
+        source = read.text(rec, "source", place)
         if source not in ("llm", "pack", "offline"):
             raise InputError(f"{place}: unknown fact source {source!r}")
-        plan.facts.append(Fact(id=rid, context_id=context_id, text=_str(rec, "text", place), source=source))  # type: ignore[arg-type]
-        plan.fact_vectors.append(_vector(rec, place, dim))
+        plan.facts.append(Fact(id=rid, context_id=context_id, text=read.text(rec, "text", place), source=source))  # type: ignore[arg-type]
+        plan.fact_vectors.append(read.vector(rec, place, dim))
         if not isinstance(rec.get("linked"), bool):
             raise InputError(f"{place}: 'linked' must be true or false")
         if not rec["linked"]:
             plan.unlinked.append(rid)
     elif kind == "event":
-        fact_ids = _strs(rec, "fact_ids", place)
-        _known(fact_ids, ids["fact"], "fact", place)
-        source = _str(rec, "source", place)
+        fact_ids = read.labels(rec, "fact_ids", place)
+        read.known(fact_ids, ids["fact"], "fact", place)
+        source = read.text(rec, "source", place)
         if source not in ("llm", "pack", "extractive"):
             raise InputError(f"{place}: unknown event source {source!r}")
-        plan.events.append(Event(id=rid, text=_str(rec, "text", place), fact_ids=tuple(fact_ids), source=source))  # type: ignore[arg-type]
-        plan.event_vectors.append(_vector(rec, place, dim))
+        plan.events.append(Event(id=rid, text=read.text(rec, "text", place), fact_ids=tuple(fact_ids), source=source))  # type: ignore[arg-type]
+        plan.event_vectors.append(read.vector(rec, place, dim))
     elif kind == "usage":
-        phase = _str(rec, "phase", place)
+        phase = read.text(rec, "phase", place)
         plan.usage[phase] = Usage(
-            calls=_count(rec, "calls", place),
-            prompt_tokens=_count(rec, "prompt_tokens", place),
-            completion_tokens=_count(rec, "completion_tokens", place),
-            seconds=_num(rec, "seconds", place),
-            cached_calls=_count(rec, "cached_calls", place),
-            failed_calls=_count(rec, "failed_calls", place),
+            calls=read.count(rec, "calls", place),
+            prompt_tokens=read.count(rec, "prompt_tokens", place),
+            completion_tokens=read.count(rec, "completion_tokens", place),
+            seconds=read.number(rec, "seconds", place),
+            cached_calls=read.count(rec, "cached_calls", place),
+            failed_calls=read.count(rec, "failed_calls", place),
         )
     elif kind == "history":
         detail = rec.get("detail")
         if not isinstance(detail, Mapping):
             raise InputError(f"{place}: 'detail' must be an object")
         check_json(detail, "detail", place)
-        plan.history.append((_num(rec, "timestamp", place), _label(rec, "op", place), dict(detail)))
+        plan.history.append((read.number(rec, "timestamp", place), read.label(rec, "op", place), dict(detail)))
     else:
         raise InputError(f"{place}: unknown record type {kind!r}")
     if kind in ids:
@@ -325,80 +323,6 @@ def _stack(vectors: list[np.ndarray], dim: int) -> Matrix:
 
 def _b64(vector: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(vector, dtype="<f4").tobytes()).decode("ascii")
-
-
-def _vector(rec: Mapping[str, Any], place: str, dim: int) -> np.ndarray:
-    raw = _str(rec, "vector", place)
-    try:
-        data = base64.b64decode(raw, validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise InputError(f"{place}: 'vector' is not base64") from exc
-    if len(data) != 4 * dim or dim == 0:
-        raise InputError(f"{place}: 'vector' has {len(data) // 4} dimensions, the header says {dim}")
-    vector = np.frombuffer(data, dtype="<f4").astype(np.float32)
-    if not np.isfinite(vector).all():
-        raise InputError(f"{place}: 'vector' holds NaN or infinite values")
-    return vector
-
-
-_CONTEXT_CHARS = 4 * MAX_TEXT_CHARS  # a context quotes up to three turns, with speakers and dates
-
-
-def _str(rec: Mapping[str, Any], key: str, place: str, empty: bool = False, limit: int = MAX_TEXT_CHARS) -> str:
-    value = rec.get(key)
-    if not isinstance(value, str) or (not empty and not value):
-        raise InputError(
-            f"{place}: '{key}' must be a non-empty string" if not empty else f"{place}: '{key}' must be a string"
-        )
-    return check_text(value, key, place, limit=limit, empty=True)
-
-
-def _opt(rec: Mapping[str, Any], key: str, place: str, limit: int = MAX_TEXT_CHARS) -> str | None:
-    return None if rec.get(key) is None else _str(rec, key, place, empty=True, limit=limit)
-
-
-def _label(rec: Mapping[str, Any], key: str, place: str) -> str:
-    return check_label(rec.get(key), key, place)
-
-
-def _opt_label(rec: Mapping[str, Any], key: str, place: str) -> str | None:
-    return None if rec.get(key) is None else _label(rec, key, place)
-
-
-def _scope_id(rec: Mapping[str, Any], key: str, place: str) -> str:
-    try:
-        return check_scope_id(rec.get(key), key)
-    except InputError as exc:
-        raise InputError(f"{place}: {exc}") from None
-
-
-def _opt_scope_id(rec: Mapping[str, Any], key: str, place: str) -> str | None:
-    return None if rec.get(key) is None else _scope_id(rec, key, place)
-
-
-def _int(rec: Mapping[str, Any], key: str, place: str) -> int:
-    return check_int(rec.get(key), key, place)
-
-
-def _count(rec: Mapping[str, Any], key: str, place: str) -> int:
-    return check_int(rec.get(key), key, place, high=MAX_COUNT)
-
-
-def _num(rec: Mapping[str, Any], key: str, place: str) -> float:
-    return check_number(rec.get(key), key, place)
-
-
-def _strs(rec: Mapping[str, Any], key: str, place: str) -> list[str]:
-    value = rec.get(key)
-    if not isinstance(value, list):
-        raise InputError(f"{place}: '{key}' must be a list of strings")
-    return [check_label(v, key, place) for v in value]
-
-
-def _known(refs: Iterable[str], known: set[str], kind: str, place: str) -> None:
-    for ref in refs:
-        if ref not in known:
-            raise InputError(f"{place}: refers to {kind} {ref!r}, which no earlier record defines")
 
 
 def _name(scope: Scope) -> str:
