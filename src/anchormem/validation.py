@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from anchormem.errors import InputError
@@ -130,13 +130,10 @@ def check_turn_count(count: int, place: str, limit: int | None) -> None:
         raise InputError(f"{place}: {count:,} turns; the limit is {limit:,} per request")
 
 
-def check_search(k: Any, max_contexts: Any, variant: Any) -> None:
-    """Per-call retrieval parameters: positive integers and a known variant."""
+def check_search(k: Any, max_contexts: Any, variant: Any, variants: Collection[str]) -> None:
+    """Per-call retrieval parameters: positive integers and one of ``variants`` (the known recipes)."""
     for name, value in (("k", k), ("max_contexts", max_contexts)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             raise InputError(f"{name} must be a positive integer")
-    if variant is not None:
-        from anchormem.query.retrieve import RECIPES
-
-        if variant not in RECIPES:
-            raise InputError(f"unknown retrieval variant {str(variant)[:40]!r}; known: {', '.join(sorted(RECIPES))}")
+    if variant is not None and variant not in variants:
+        raise InputError(f"unknown retrieval variant {str(variant)[:40]!r}; choose one of {', '.join(variants)}")
