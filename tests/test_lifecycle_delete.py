@@ -45,7 +45,7 @@ def test_delete_session_cascades_and_scrubs_the_file(memory: Memory, settings: S
     assert b"Pico loves the beach" not in _store_bytes(settings.store_path)
     history = memory.history(user_id="ana")
     assert [h.op for h in history] == ["add", "add", "delete"]
-    assert history[-1].detail["target"] == {"session": "1"} and history[-1].detail["turns"] == 5
+    assert history[-1].detail["target"] == "session" and history[-1].detail["turns"] == 5
 
 
 def test_delete_turn_rebuilds_the_sessions_windows(memory: Memory) -> None:

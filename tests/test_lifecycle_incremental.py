@@ -47,7 +47,7 @@ def test_llm_calls_are_proportional_to_what_is_new(tmp_path: Path) -> None:
         assert report.llm_calls == llm.calls - calls
         assert events_before <= {e.id for e in mem.events(user_id="u")}  # old events stay
         again = mem.add(messages(SESSION_2, "2"), user_id="u")
-        assert again.llm_calls == 0 and mem.history(user_id="u")[-1].detail["sessions"] == ["2"]
+        assert again.llm_calls == 0 and mem.history(user_id="u")[-1].detail["sessions"] == 1
 
 
 def test_a_growing_session_supersedes_its_partial_window(memory: Memory) -> None:

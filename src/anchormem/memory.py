@@ -37,10 +37,11 @@ from anchormem.model import (
 from anchormem.parts import Parts
 from anchormem.query.answer import read
 from anchormem.query.cache import SnapshotCache
-from anchormem.query.retrieve import retrieve
+from anchormem.query.retrieve import RECIPES, retrieve
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.scopes import check_query, make_scope, no_memory
 from anchormem.store.protocol import Store
+from anchormem.validation import check_search
 
 Source = str | Path | Conversation | Sequence[Mapping[str, Any]]
 Record = Turn | Context | Fact | Event
@@ -184,6 +185,7 @@ class Memory:
         the settings (``retrieval.k_facts``, ``k_events``, ``max_contexts``).
         """
         query = check_query(query)
+        check_search(k, max_contexts, variant, RECIPES)
         snap = self._snapshots.get(make_scope(user_id, agent_id, run_id))
         settings = self.settings.retrieval
         if k is not None:

@@ -15,8 +15,15 @@ from typing import Any
 
 from anchormem.errors import InputError
 from anchormem.model import Turn, stable_id
+from anchormem.validation import (
+    MAX_CAPTION_CHARS,
+    MAX_TEXT_CHARS,
+    check_label,
+    check_text,
+    check_turn_count,
+)
 
-MAX_MESSAGE_CHARS = 100_000
+MAX_MESSAGE_CHARS = MAX_TEXT_CHARS
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 
 
@@ -83,7 +90,10 @@ def load_conversations(path: str | Path, sample: str | None = None) -> list[Conv
     return [Conversation(name=path.stem, turns=tuple(parse_messages(data, where=str(path))))]
 
 
-def parse_locomo(data: Any, sample: str | None = None, where: str = "input") -> list[Conversation]:
+def parse_locomo(
+    data: Any, sample: str | None = None, where: str = "input", max_turns: int | None = None
+) -> list[Conversation]:
+    """LoCoMo samples; ``max_turns`` caps the turns of each conversation (the service's request limit)."""
     items = data if isinstance(data, list) else [data]
     out: list[Conversation] = []
     for i, item in enumerate(items):
@@ -93,47 +103,56 @@ def parse_locomo(data: Any, sample: str | None = None, where: str = "input") -> 
         conv = item["conversation"]
         if not isinstance(conv, Mapping):
             raise InputError(f"{where}: sample {sid}: 'conversation' must be an object")
-        out.append(Conversation(name=sid, turns=tuple(_locomo_turns(conv, f"{where}: {sid}"))))
+        turns = tuple(_locomo_turns(conv, f"{where}: {sid}", max_turns))
+        out.append(Conversation(name=sid, turns=turns))
     if sample is not None and not out:
         known = ", ".join(str(s.get("sample_id")) for s in items[:12])
         raise InputError(f"{where}: no sample '{sample}' (have: {known})")
     return out
 
 
-def _locomo_turns(conv: Mapping[str, Any], where: str) -> Iterable[Turn]:
+def _locomo_turns(conv: Mapping[str, Any], where: str, max_turns: int | None) -> Iterable[Turn]:
     sessions = sorted((int(m.group(1)), key) for key in conv if (m := _SESSION_KEY.match(key)))
-    for number, key in sessions:
-        turns = conv[key]
+    lists = [(number, key, conv[key]) for number, key in sessions]
+    for _, key, turns in lists:
         if not isinstance(turns, list):
             raise InputError(f"{where}: {key} must be a list of turns")
-        date = conv.get(f"{key}_date_time")
+    check_turn_count(sum(len(turns) for _, _, turns in lists), f"{where}: conversation", max_turns)
+    seen: dict[str, str] = {}
+    for number, key, turns in lists:
+        date = _opt_str(conv, f"{key}_date_time", where)
         for pos, turn in enumerate(turns):
+            place = f"{where}: {key}[{pos}]"
             if not isinstance(turn, Mapping):
-                raise InputError(f"{where}: {key}[{pos}] must be an object")
-            speaker = _text_field(turn, ("speaker",), f"{where}: {key}[{pos}]")
-            text = _text_field(turn, ("text",), f"{where}: {key}[{pos}]", allow_empty=True)
-            tid = str(turn.get("dia_id") or f"D{number}:{pos + 1}")
-            caption = turn.get("blip_caption")
+                raise InputError(f"{place} must be an object")
+            speaker = _text_field(turn, ("speaker",), place)
+            text = _text_field(turn, ("text",), place, allow_empty=True)
+            tid = _opt_str(turn, "dia_id", place) or f"D{number}:{pos + 1}"
+            if tid in seen:
+                raise InputError(f"{place}: duplicate dia_id {tid!r} (also at {seen[tid]})")
+            seen[tid] = f"{key}[{pos}]"
             yield Turn(
                 id=tid,
                 session=str(number),
                 position=pos,
                 speaker=speaker,
                 text=text,
-                timestamp=str(date) if date is not None else None,
-                image_caption=str(caption) if caption else None,
+                timestamp=date,
+                image_caption=_opt_str(turn, "blip_caption", place, caption=True),
             )
 
 
-def parse_messages(data: Any, where: str = "input") -> list[Turn]:
+def parse_messages(data: Any, where: str = "input", max_turns: int | None = None) -> list[Turn]:
     """Generic messages: a list (or ``{"messages": [...]}``) of objects with ``speaker`` or
-    ``role``, ``text`` or ``content``, optional ``timestamp``, ``session``, ``id``."""
+    ``role``, ``text`` or ``content``, optional ``timestamp`` (or ``date``), ``session``, ``id``,
+    ``image_caption``. ``max_turns`` caps the number of messages (the service's request limit)."""
     if isinstance(data, Mapping) and isinstance(data.get("messages"), list):
         data = data["messages"]
     if not isinstance(data, list):
         raise InputError(f"{where}: expected a list of messages, got {type(data).__name__}")
     if not data:
         raise InputError(f"{where}: the message list is empty")
+    check_turn_count(len(data), where, max_turns)
     turns: list[Turn] = []
     positions: dict[str, int] = {}
     seen: set[str] = set()
@@ -159,7 +178,7 @@ def parse_messages(data: Any, where: str = "input") -> list[Turn]:
                 speaker=speaker,
                 text=text,
                 timestamp=timestamp,
-                image_caption=_opt_str(msg, "image_caption", place),
+                image_caption=_opt_str(msg, "image_caption", place, caption=True),
             )
         )
     order = {s: i for i, s in enumerate(dict.fromkeys(t.session for t in turns))}
@@ -170,23 +189,18 @@ def parse_messages(data: Any, where: str = "input") -> list[Turn]:
 def _text_field(obj: Mapping[str, Any], names: tuple[str, ...], place: str, allow_empty: bool = False) -> str:
     for name in names:
         if name in obj:
-            value = obj[name]
-            if not isinstance(value, str):
-                raise InputError(f"{place}: '{name}' must be a string, got {type(value).__name__}")
-            if "\x00" in value:
-                raise InputError(f"{place}: '{name}' contains a NUL byte (binary data?)")
-            if len(value) > MAX_MESSAGE_CHARS:
-                raise InputError(f"{place}: '{name}' is {len(value):,} characters; the limit is {MAX_MESSAGE_CHARS:,}")
-            if not value.strip() and not allow_empty:
-                raise InputError(f"{place}: '{name}' is empty")
-            return value
+            return check_text(obj[name], name, place, limit=MAX_MESSAGE_CHARS, empty=allow_empty)
     raise InputError(f"{place}: missing field {' or '.join(repr(n) for n in names)}")
 
 
-def _opt_str(obj: Mapping[str, Any], name: str, place: str) -> str | None:
+def _opt_str(obj: Mapping[str, Any], name: str, place: str, caption: bool = False) -> str | None:
+    """An optional label (id, session, timestamp, date) or, with ``caption``, an image caption;
+    absent, null or "" mean none."""
     value = obj.get(name)
-    if value is None:
+    if value is None or value == "":
         return None
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise InputError(f"{place}: '{name}' must be a string or number, got {type(value).__name__}")
-    return str(value)
+    if caption:
+        return check_text(str(value), name, place, limit=MAX_CAPTION_CHARS, empty=True)
+    return check_label(str(value), name, place)

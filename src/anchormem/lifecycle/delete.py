@@ -13,10 +13,11 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from anchormem.errors import InputError, LLMError, NotFoundError, StoreError
+from anchormem.errors import LLMError, NotFoundError, StoreError
 from anchormem.model import DeleteReport, IngestReport, Scope
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
+from anchormem.validation import check_label
 
 Rebuild = Callable[[Scope, Sequence[str]], IngestReport]
 
@@ -26,8 +27,8 @@ def resolve(
 ) -> tuple[dict[str, str], list[str]]:
     """The target as given (for the history) and the ids of the turns it deletes."""
     for name, value in (("session", session), ("turn", turn), ("context", context)):
-        if value is not None and (not isinstance(value, str) or not value.strip()):
-            raise InputError(f"{name} must be a non-empty string")
+        if value is not None:
+            check_label(value, name, "delete")
     if session is not None:
         ids = [t.id for t in store.turns(scope, session)]
         if not ids:

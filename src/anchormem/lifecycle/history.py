@@ -1,8 +1,10 @@
-"""What goes into the append-only history: counts, targets and provenance, never content.
+"""What goes into the append-only history: counts, kinds of target and provenance, never content.
 
 An entry says which operation changed a memory, when, how much, and which extractor,
 LLM model and prompt versions produced the derived records. Deleted words are never
-written here (forgetting means forgetting).
+written here (forgetting means forgetting), and neither are the caller's labels of what
+was added or deleted (session labels, turn ids, context ids): an entry outlives the records
+it counts, and a label can itself say what the forgotten words were about. See docs/history.md.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def record_add(
     store: Store, scope: Scope, report: IngestReport, sessions: list[str], made_by: Mapping[str, Any], completed: bool
 ) -> None:
     detail: dict[str, Any] = {name: getattr(report, name) for name in _ADD_COUNTS}
-    detail.update(sessions=sessions, completed=completed, **made_by)
+    detail.update(sessions=len(sessions), completed=completed, **made_by)
     store.append_history(scope, "add", detail)
 
 
@@ -57,5 +59,5 @@ def record_delete(
     store: Store, scope: Scope, target: Mapping[str, Any], report: DeleteReport, made_by: Mapping[str, Any]
 ) -> None:
     detail: dict[str, Any] = {k: v for k, v in asdict(report).items() if k != "notes"}
-    detail.update(target=dict(target), **made_by)
+    detail.update(target=next(iter(target), "unknown"), **made_by)
     store.append_history(scope, "delete", detail)

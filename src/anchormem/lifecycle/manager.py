@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from anchormem.errors import ConfigError, InputError
+from anchormem.errors import InputError
 from anchormem.lifecycle import delete as forgetting
 from anchormem.lifecycle import history as chronicle
-from anchormem.lifecycle import portable
+from anchormem.lifecycle import import_check, portable
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.model import DeleteReport, HistoryEntry, ImportReport, Scope
 from anchormem.parts import Parts
@@ -102,14 +102,8 @@ class Lifecycle:
 
     def import_records(self, records: Iterable[Mapping[str, Any]]) -> ImportReport:
         plan = portable.parse_records(records)
-        stored, _ = self._parts.stored_embedder()
-        if plan.embedder and stored is None and plan.embedder != self._parts.embedder.name:
-            raise ConfigError(
-                f"the export was embedded with {plan.embedder!r}, this memory uses "
-                f"{self._parts.embedder.name!r}; import with the same embedding backend"
-            )
-        if plan.embedder and stored is not None and plan.embedder != stored:
-            raise ConfigError(f"the export was embedded with {plan.embedder!r}, this store with {stored!r}")
+        stored, stored_dim = self._parts.stored_embedder()
+        import_check.check_fits(plan, stored, stored_dim or None, lambda: self._parts.embedder)
         if plan.embedder and stored is None:
             self._parts.check_embedder()
         report = portable.write_plan(self._parts.store, plan)

@@ -3,13 +3,15 @@
 One header record, then per scope: a ``scope`` record followed by its ``turn``,
 ``context`` (with extraction state), ``fact`` and ``event`` records (vectors as base64
 little-endian float32, so no re-embedding and an exact round trip), ``usage`` and
-``history``. Import validates every record before it writes anything.
+``history``. Import validates every record before it writes anything: every string storable (no NUL
+byte, no lone surrogate, labels without control characters, bounded lengths), every number in its
+column's range, every vector finite and of the header's dimension; a write that fails half-way removes
+the scopes it created (see :func:`write_plan`).
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,8 +19,15 @@ from typing import Any
 import numpy as np
 
 from anchormem.errors import InputError
+from anchormem.lifecycle import export_fields as read
 from anchormem.model import Context, Event, Fact, ImportReport, Scope, Turn, Usage
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix, Store
+from anchormem.validation import (
+    MAX_CAPTION_CHARS,
+    MAX_DIM,
+    check_int,
+    check_json,
+)
 
 FORMAT = "anchormem-export"
 VERSION = 1
@@ -131,13 +140,18 @@ def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
                 raise InputError(f"{place}: not an anchormem export (the first record must be its header)")
             if rec.get("version") != VERSION:
                 raise InputError(f"{place}: export version {rec.get('version')!r} is not supported (need {VERSION})")
-            dim = rec.get("dim")
-            if not isinstance(dim, int) or isinstance(dim, bool) or dim < 0:
-                raise InputError(f"{place}: 'dim' must be a non-negative integer")
-            header = ImportPlan(embedder=_opt(rec, "embedder", place), dim=dim, scopes=[])
+            dim = check_int(rec.get("dim"), "dim", place, high=MAX_DIM)
+            embedder = rec.get("embedder")
+            header = ImportPlan(
+                embedder=None if embedder is None else read.text(rec, "embedder", place), dim=dim, scopes=[]
+            )
             continue
         if kind == "scope":
-            scope = Scope(_str(rec, "user_id", place), _opt(rec, "agent_id", place), _opt(rec, "run_id", place))
+            scope = Scope(
+                read.scope_id(rec, "user_id", place),
+                read.opt_scope_id(rec, "agent_id", place),
+                read.opt_scope_id(rec, "run_id", place),
+            )
             if scope in seen_scopes:
                 raise InputError(f"{place}: scope {scope} appears twice")
             seen_scopes.add(scope)
@@ -150,78 +164,83 @@ def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
         _add(current, ids, rec, kind, place, header.dim)
     if header is None:
         raise InputError("the export is empty")
+    if header.embedder is None and any(sp.facts or sp.events for sp in header.scopes):
+        raise InputError("record 1 (header): 'embedder' is null, but the export holds fact and event vectors")
     return header
 
 
 def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind: Any, place: str, dim: int) -> None:
     if kind in ids:
-        rid = _str(rec, "id", place)
+        rid = read.label(rec, "id", place)
         if rid in ids[kind]:
             raise InputError(f"{place}: duplicate {kind} id {rid!r}")
     if kind == "turn":
         plan.turns.append(
             Turn(
                 id=rid,
-                session=_str(rec, "session", place),
-                position=_int(rec, "position", place),
-                speaker=_str(rec, "speaker", place),
-                text=_str(rec, "text", place, empty=True),
-                timestamp=_opt(rec, "timestamp", place),
-                image_caption=_opt(rec, "image_caption", place),
+                session=read.label(rec, "session", place),
+                position=read.integer(rec, "position", place),
+                speaker=read.text(rec, "speaker", place),
+                text=read.text(rec, "text", place, empty=True),
+                timestamp=read.opt_label(rec, "timestamp", place),
+                image_caption=read.opt_text(rec, "image_caption", place, limit=MAX_CAPTION_CHARS),
             )
         )
     elif kind == "context":
-        turn_ids = _strs(rec, "turn_ids", place)
-        _known(turn_ids, ids["turn"], "turn", place)
+        turn_ids = read.labels(rec, "turn_ids", place)
+        read.known(turn_ids, ids["turn"], "turn", place)
         status = rec.get("status")
         if status not in _STATUSES:
             raise InputError(f"{place}: 'status' must be one of {', '.join(_STATUSES)}")
         plan.contexts.append(
             Context(
                 id=rid,
-                session=_str(rec, "session", place),
-                position=_int(rec, "position", place),
+                session=read.label(rec, "session", place),
+                position=read.integer(rec, "position", place),
                 turn_ids=tuple(turn_ids),
-                date=_opt(rec, "date", place),
-                text=_str(rec, "text", place),
+                date=read.opt_label(rec, "date", place),
+                text=read.text(rec, "text", place, limit=read.CONTEXT_CHARS),
             )
         )
-        plan.states.append(ExtractionState(rid, status, _opt(rec, "error", place), _int(rec, "attempts", place)))
+        plan.states.append(
+            ExtractionState(rid, status, read.opt_text(rec, "error", place), read.integer(rec, "attempts", place))
+        )
     elif kind == "fact":
-        context_id = _str(rec, "context_id", place)
-        _known([context_id], ids["context"], "context", place)
-        source = _str(rec, "source", place)
+        context_id = read.text(rec, "context_id", place)
+        read.known([context_id], ids["context"], "context", place)
+        source = read.text(rec, "source", place)
         if source not in ("llm", "pack", "offline"):
             raise InputError(f"{place}: unknown fact source {source!r}")
-        plan.facts.append(Fact(id=rid, context_id=context_id, text=_str(rec, "text", place), source=source))  # type: ignore[arg-type]
-        plan.fact_vectors.append(_vector(rec, place, dim))
+        plan.facts.append(Fact(id=rid, context_id=context_id, text=read.text(rec, "text", place), source=source))  # type: ignore[arg-type]
+        plan.fact_vectors.append(read.vector(rec, place, dim))
         if not isinstance(rec.get("linked"), bool):
             raise InputError(f"{place}: 'linked' must be true or false")
         if not rec["linked"]:
             plan.unlinked.append(rid)
     elif kind == "event":
-        fact_ids = _strs(rec, "fact_ids", place)
-        _known(fact_ids, ids["fact"], "fact", place)
-        source = _str(rec, "source", place)
+        fact_ids = read.labels(rec, "fact_ids", place)
+        read.known(fact_ids, ids["fact"], "fact", place)
+        source = read.text(rec, "source", place)
         if source not in ("llm", "pack", "extractive"):
             raise InputError(f"{place}: unknown event source {source!r}")
-        plan.events.append(Event(id=rid, text=_str(rec, "text", place), fact_ids=tuple(fact_ids), source=source))  # type: ignore[arg-type]
-        plan.event_vectors.append(_vector(rec, place, dim))
+        plan.events.append(Event(id=rid, text=read.text(rec, "text", place), fact_ids=tuple(fact_ids), source=source))  # type: ignore[arg-type]
+        plan.event_vectors.append(read.vector(rec, place, dim))
     elif kind == "usage":
-        phase = _str(rec, "phase", place)
+        phase = read.text(rec, "phase", place)
         plan.usage[phase] = Usage(
-            calls=_int(rec, "calls", place),
-            prompt_tokens=_int(rec, "prompt_tokens", place),
-            completion_tokens=_int(rec, "completion_tokens", place),
-            seconds=_num(rec, "seconds", place),
-            cached_calls=_int(rec, "cached_calls", place),
-            failed_calls=_int(rec, "failed_calls", place),
+            calls=read.count(rec, "calls", place),
+            prompt_tokens=read.count(rec, "prompt_tokens", place),
+            completion_tokens=read.count(rec, "completion_tokens", place),
+            seconds=read.number(rec, "seconds", place),
+            cached_calls=read.count(rec, "cached_calls", place),
+            failed_calls=read.count(rec, "failed_calls", place),
         )
     elif kind == "history":
         detail = rec.get("detail")
         if not isinstance(detail, Mapping):
             raise InputError(f"{place}: 'detail' must be an object")
-        plan.history.append((_num(rec, "timestamp", place), _str(rec, "op", place), dict(detail)))
+        check_json(detail, "detail", place)
+        plan.history.append((read.number(rec, "timestamp", place), read.label(rec, "op", place), dict(detail)))
     else:
         raise InputError(f"{place}: unknown record type {kind!r}")
     if kind in ids:
@@ -295,59 +314,6 @@ def _stack(vectors: list[np.ndarray], dim: int) -> Matrix:
 
 def _b64(vector: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(vector, dtype="<f4").tobytes()).decode("ascii")
-
-
-def _vector(rec: Mapping[str, Any], place: str, dim: int) -> np.ndarray:
-    raw = _str(rec, "vector", place)
-    try:
-        data = base64.b64decode(raw, validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise InputError(f"{place}: 'vector' is not base64") from exc
-    if len(data) != 4 * dim:
-        raise InputError(f"{place}: 'vector' has {len(data) // 4} dimensions, the header says {dim}")
-    return np.frombuffer(data, dtype="<f4").astype(np.float32)
-
-
-def _str(rec: Mapping[str, Any], key: str, place: str, empty: bool = False) -> str:
-    value = rec.get(key)
-    if not isinstance(value, str) or (not empty and not value):
-        raise InputError(
-            f"{place}: '{key}' must be a non-empty string" if not empty else f"{place}: '{key}' must be a string"
-        )
-    if "\x00" in value:
-        raise InputError(f"{place}: '{key}' contains a NUL byte")
-    return value
-
-
-def _opt(rec: Mapping[str, Any], key: str, place: str) -> str | None:
-    return None if rec.get(key) is None else _str(rec, key, place, empty=True)
-
-
-def _int(rec: Mapping[str, Any], key: str, place: str) -> int:
-    value = rec.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not -(2**62) < value < 2**62:
-        raise InputError(f"{place}: '{key}' must be an integer")
-    return value
-
-
-def _num(rec: Mapping[str, Any], key: str, place: str) -> float:
-    value = rec.get(key)
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
-        raise InputError(f"{place}: '{key}' must be a number")
-    return float(value)
-
-
-def _strs(rec: Mapping[str, Any], key: str, place: str) -> list[str]:
-    value = rec.get(key)
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise InputError(f"{place}: '{key}' must be a list of strings")
-    return list(value)
-
-
-def _known(refs: Iterable[str], known: set[str], kind: str, place: str) -> None:
-    for ref in refs:
-        if ref not in known:
-            raise InputError(f"{place}: refers to {kind} {ref!r}, which no earlier record defines")
 
 
 def _name(scope: Scope) -> str:

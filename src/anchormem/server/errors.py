@@ -2,7 +2,9 @@
 
 Every library error (:mod:`anchormem.errors`) maps to one HTTP status and one code; the
 codes are part of the API and never change meaning. Unexpected exceptions become a
-500 ``internal_error`` without their text (it may hold paths or data).
+500 ``internal_error`` without their text (it may hold paths or data); so do ``store_error``
+and ``internal_error`` library errors, whose text (the store's path or URL, driver messages)
+goes to the server log only.
 """
 
 from __future__ import annotations
@@ -77,6 +79,18 @@ def classify(exc: AnchorMemError) -> tuple[int, str]:
     return 500, "internal_error"
 
 
+_PRIVATE = {
+    "store_error": "the store failed (see the server log)",
+    "internal_error": "internal error (see the server log)",
+}
+
+
+def public_message(exc: AnchorMemError, code: str) -> str:
+    """The error text a client may see: a fixed sentence for store and internal failures, else the
+    error's own text on one line."""
+    return _PRIVATE.get(code) or " ".join(str(exc).split())
+
+
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, **extra}}
 
@@ -90,7 +104,7 @@ async def _library_error(request: Request, exc: Exception) -> JSONResponse:
     status, code = classify(exc)
     if status >= 500:
         log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc)
-    return _json(status, code, " ".join(str(exc).split()))
+    return _json(status, code, public_message(exc, code))
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:

@@ -7,14 +7,15 @@ Raw keys are shown once, when created, and never stored::
        "admin": false, "note": "support bot", "created": "2025-01-31T10:00:00+00:00"}]}
 
 An ``admin`` key may touch every user. The file is re-read when it changes, so keys
-added or revoked with ``anchormem serve-key`` apply without a restart.
+added or revoked with ``anchormem serve-key`` apply without a restart. A file that goes
+missing or cannot be read fails closed: no key is valid until it is readable again.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
+import logging
 import os
 import secrets
 import threading
@@ -27,6 +28,7 @@ from typing import Any
 from anchormem.errors import ConfigError, InputError, NotFoundError
 
 KEY_PREFIX = "amk_"
+log = logging.getLogger("anchormem.server")
 
 
 def hash_key(raw: str) -> str:
@@ -173,8 +175,15 @@ class KeyRing:
         if not raw:
             return None
         if self.path is not None:
-            with contextlib.suppress(ConfigError):  # a broken file keeps the keys last read
+            try:
                 self._reload()
+            except ConfigError as exc:  # fail closed: a revoked key must not live on in a broken file's stead
+                with self._lock:
+                    if self._by_hash:
+                        log.error("no API key is valid until the keys file is readable again: %s", exc)
+                    self._by_hash = {}
+                    self._stamp = None
+                return None
         with self._lock:
             return self._by_hash.get(hash_key(raw))
 

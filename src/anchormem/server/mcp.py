@@ -4,19 +4,22 @@ Tools: ``add_memory``, ``search_memory``, ``answer_question``, ``delete_memory``
 ``memory_stats``, all on the scope given at start (``--user``, optional ``--agent`` and
 ``--run``); the agent cannot reach another user's memory. Library errors come back as tool
 errors (``is_error``) whose text holds the REST API's stable code, e.g. ``not_found: ...``.
+Arguments have the REST API's bounds (``k`` and ``max_contexts`` 1..200), and a call with an
+argument the tool does not declare (such as ``user_id``) is refused, never silently ignored.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from anchormem import __version__
 from anchormem.errors import AnchorMemError
@@ -25,9 +28,12 @@ from anchormem.memory import Memory
 from anchormem.query.render import render_memories
 from anchormem.scopes import make_scope
 from anchormem.serialize import report_dict, to_jsonable
-from anchormem.server.errors import classify
+from anchormem.server.errors import classify, public_message
+from anchormem.validation import MAX_RESULTS, MAX_TURNS
 
 T = TypeVar("T")
+log = logging.getLogger("anchormem.mcp")
+Count = Annotated[int | None, Field(ge=1, le=MAX_RESULTS)]
 
 INSTRUCTIONS = """Long-term memory of one user (AnchorMem). Store conversation turns with add_memory;
 recall with search_memory, which returns the original words with their turn ids and dates; answer_question
@@ -36,6 +42,8 @@ a context, or everything."""
 
 
 class MessageIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     speaker: str = Field(..., min_length=1, max_length=256, description="who said it, e.g. 'user' or a name")
     text: str = Field(..., min_length=1, description="what was said")
     timestamp: str | None = Field(
@@ -50,27 +58,43 @@ async def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     try:
         return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs))
     except AnchorMemError as exc:
-        _, code = classify(exc)
-        raise ToolError(f"{code}: {' '.join(str(exc).split())}") from exc
+        status, code = classify(exc)
+        if status >= 500:
+            log.error("MCP tool call failed: %s: %s", type(exc).__name__, exc)
+        raise ToolError(f"{code}: {public_message(exc, code)}") from exc
+
+
+class StrictServer(MCPServer[Any]):
+    """An MCP server that refuses a call naming an argument its tool does not declare."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = next((t for t in await self.list_tools() if t.name == name), None)
+        unknown = sorted(set(arguments) - set(tool.input_schema.get("properties", {}))) if tool else []
+        if unknown:
+            raise ToolError(
+                f"invalid_input: {name} has no argument {', '.join(map(repr, unknown))} "
+                "(this server serves one memory, chosen when it started)"
+            )
+        return await super().call_tool(name, arguments, context)
 
 
 def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> MCPServer:
     """An MCP server over ``memory``, bound to one scope."""
     scope = make_scope(user_id, agent_id, run_id)
     where = {"user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
-    server: MCPServer = MCPServer("anchormem", instructions=INSTRUCTIONS, version=__version__)
+    server: MCPServer = StrictServer("anchormem", instructions=INSTRUCTIONS, version=__version__)
 
     @server.tool(
         description="Store conversation turns in long-term memory. A turn without a timestamp gets the "
         "time it was received; sending a turn again with the same id (or the same "
         "timestamp) creates nothing new. Returns what was added."
     )
-    async def add_memory(messages: list[MessageIn]) -> dict[str, Any]:
+    async def add_memory(messages: Annotated[list[MessageIn], Field(max_length=MAX_TURNS)]) -> dict[str, Any]:
         received = datetime.now(UTC).isoformat(timespec="microseconds")
         # a live message without a time gets the time it arrived: its id then differs from an identical
         # message added in another call ("yes" twice in a conversation is two turns, not one)
         raw = [{"timestamp": received, **m.model_dump(exclude_none=True)} for m in messages]
-        turns = await _call(parse_messages, raw, where="messages")
+        turns = await _call(parse_messages, raw, where="messages", max_turns=MAX_TURNS)
         report = await _call(memory.add, Conversation(name="mcp", turns=tuple(turns)), **where)
         return report_dict(report)
 
@@ -78,7 +102,7 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, r
         description="Recall memories for a query: the original conversation excerpts (with turn "
         "ids and dates) and event summaries, most relevant first."
     )
-    async def search_memory(query: str, k: int | None = None, max_contexts: int | None = None) -> dict[str, Any]:
+    async def search_memory(query: str, k: Count = None, max_contexts: Count = None) -> dict[str, Any]:
         result = await _call(memory.search, query, k=k, max_contexts=max_contexts, **where)
         return {
             "memories": render_memories(result, with_turn_ids=True),
@@ -98,7 +122,7 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, r
         }
 
     @server.tool(description="Answer a question from memory with the server's LLM; cites the turn ids used.")
-    async def answer_question(question: str, k: int | None = None) -> dict[str, Any]:
+    async def answer_question(question: str, k: Count = None) -> dict[str, Any]:
         answer = await _call(memory.answer, question, k=k, **where)
         return {"answer": answer.text, "cited_turn_ids": list(answer.cited_turn_ids), "model": answer.model}
 

@@ -18,6 +18,7 @@ from anchormem.serialize import report_dict, to_jsonable
 from anchormem.server.errors import ApiError
 from anchormem.server.schemas import AddRequest, AnswerRequest, ErrorResponse, Job, SearchRequest
 from anchormem.server.service import Svc, UserId
+from anchormem.validation import MAX_TURNS
 
 router = APIRouter(
     prefix="/v1/users/{user_id}",
@@ -31,10 +32,12 @@ def _conversation(body: AddRequest) -> Conversation:
         raise InputError("send either 'messages' (a list) or 'conversation' (one LoCoMo sample), not both")
     if body.messages is not None:
         messages = [m.model_dump(exclude_none=True) for m in body.messages]
-        return Conversation(name="messages", turns=tuple(parse_messages(messages, where="messages")))
+        return Conversation(
+            name="messages", turns=tuple(parse_messages(messages, where="messages", max_turns=MAX_TURNS))
+        )
     if not is_locomo(body.conversation):
         raise InputError("'conversation' must be a LoCoMo sample: an object with 'sample_id' and 'conversation'")
-    return parse_locomo(body.conversation, where="conversation")[0]
+    return parse_locomo(body.conversation, where="conversation", max_turns=MAX_TURNS)[0]
 
 
 @router.post(
