@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from anchormem.client import AsyncClient, Client, calls
@@ -17,6 +18,7 @@ from anchormem.errors import (
     AccessDeniedError,
     InputError,
     LLMNotConfiguredError,
+    LLMUnavailableError,
     NotFoundError,
     ServiceError,
 )
@@ -171,3 +173,50 @@ def test_async_client_matches_the_local_memory(server: LiveServer, memory: Memor
             assert (await client.delete(user_id="alice", session="1")).turns == len(SESSION_1)
 
     asyncio.run(run())
+
+
+def scripted(*answers: httpx.Response) -> tuple[Client, list[httpx.Request]]:
+    seen: list[httpx.Request] = []
+    queue = list(answers)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return queue.pop(0)
+
+    return Client("http://service.invalid", api_key="k", transport=httpx.MockTransport(handler)), seen
+
+
+def job(status: str, **extra: Any) -> dict[str, Any]:
+    return {"id": "job-1", "status": status, "result": None, "error": None, **extra}
+
+
+def test_a_failed_background_job_raises_the_error_of_its_code() -> None:
+    client, seen = scripted(
+        httpx.Response(202, json=job("queued")),
+        httpx.Response(200, json=job("failed", error={"code": "llm_unavailable", "message": "LLM down"})),
+    )
+    client.poll_seconds = 0
+    with pytest.raises(LLMUnavailableError, match="LLM down"):
+        client.add("hello", user_id="u", idempotency_key="add-42")
+    assert seen[0].headers["Idempotency-Key"] == "add-42" and seen[0].headers["Authorization"] == "Bearer k"
+    assert json.loads(seen[0].content)["messages"] == [{"role": "user", "content": "hello"}]
+    assert seen[1].url.path == "/v1/users/u/jobs/job-1"
+
+
+def test_unknown_codes_and_bodies_map_by_status() -> None:
+    client, _ = scripted(
+        httpx.Response(429, json={"error": {"code": "rate_limited", "message": "slow down"}}),
+        httpx.Response(502, text="<html>bad gateway</html>"),
+    )
+    with pytest.raises(InputError, match="slow down") as limited:
+        client.stats(user_id="u")
+    assert limited.value.code == "rate_limited"  # type: ignore[attr-defined]
+    with pytest.raises(ServiceError, match="bad gateway") as gateway:
+        client.stats(user_id="u")
+    assert gateway.value.status == 502  # type: ignore[attr-defined]
+
+
+def test_user_ids_are_escaped_in_paths() -> None:
+    client, seen = scripted(httpx.Response(200, json={"items": []}))
+    client.history(user_id="a/b c")
+    assert seen[0].url.raw_path == b"/v1/users/a%2Fb%20c/history"
