@@ -84,6 +84,9 @@ def test_tools_add_and_search_for_the_resolved_user(filled: Memory) -> None:
     assert [t.text for t in filled.turns(user_id="bob")] == ["I keep bees on the roof."]
     assert "bees" in invoke(search, {"who": "bob"}, query="bees")
     assert invoke(search, {"who": "carol"}, query="bees") == "No memories found."  # no memory yet
+    assert invoke(search, {"who": "bob"}, query=" ").startswith("memory search failed: the tool argument 'query'")
+    with pytest.raises(InputError, match="no user for anchormem"):
+        invoke(memory_tools(filled)[0], None, query="bees")
 
 
 def test_the_user_comes_from_the_tools_or_the_run_context() -> None:

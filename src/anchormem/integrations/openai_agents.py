@@ -93,26 +93,23 @@ def memory_tools(
     speaker: str = "user",
 ) -> list[FunctionTool]:
     """``search_memory`` and ``add_memory`` over ``memory`` (a ``Memory``, ``AsyncMemory``, ``Client``
-    or ``AsyncClient``). ``speaker`` names the author of remembered statements. A failure of the
-    memory (an unreachable service, say) is told to the model as the tool's answer."""
+    or ``AsyncClient``). ``speaker`` names the author of remembered statements. Bad arguments from the
+    model and failures of the memory (an unreachable service, say) are told to the model as the tool's
+    answer; a run with no user raises :class:`~anchormem.errors.InputError`."""
     base = Binding(memory, "-", agent_id, run_id, k)
 
     async def search(ctx: RunContextWrapper[Any], raw: str) -> str:
-        query = _argument(raw, "query")
+        binding = base.scoped(resolve_user(user_id, ctx.context))  # no user: the application's error, raised
         try:
-            return as_text(await base.scoped(resolve_user(user_id, ctx.context)).asearch(query))
-        except InputError:
-            raise
-        except AnchorMemError as exc:
+            return as_text(await binding.asearch(_argument(raw, "query")))
+        except AnchorMemError as exc:  # the model's arguments, or the memory failing: told to the model
             return f"memory search failed: {exc}"
 
     async def add(ctx: RunContextWrapper[Any], raw: str) -> str:
-        content = _argument(raw, "content")
+        binding = base.scoped(resolve_user(user_id, ctx.context))
         try:
-            binding = base.scoped(resolve_user(user_id, ctx.context))
-            report = await binding.aadd([{"role": speaker, "content": content, "timestamp": _now()}])
-        except InputError:
-            raise
+            message = {"role": speaker, "content": _argument(raw, "content"), "timestamp": _now()}
+            report = await binding.aadd([message])
         except AnchorMemError as exc:
             return f"storing the memory failed: {exc}"
         return f"stored {report.turns_added} new turn(s)"
