@@ -19,7 +19,8 @@ from langgraph.prebuilt import ToolNode, tools_condition
 
 from anchormem.aio import AsyncMemory
 from anchormem.client import AsyncClient, Client
-from anchormem.errors import AnchorMemError, MissingExtraError
+from anchormem.errors import AnchorMemError
+from anchormem.extras import MissingExtraError
 from anchormem.integrations.langchain import AnchorMemRetriever, memory_tools, to_documents
 from anchormem.memory import Memory
 from tests.fixtures import SESSION_1, SESSION_2, messages
@@ -124,6 +125,8 @@ def test_tools_run_in_a_langgraph_agent_loop(filled: Memory) -> None:
 
 
 def test_a_missing_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [m for m in sys.modules if m.split(".")[0] == "langchain_core"]:
+        monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "langchain_core", None)  # import fails as if not installed
     monkeypatch.delitem(sys.modules, "anchormem.integrations.langchain")
     with pytest.raises(MissingExtraError, match=r"pip install 'anchormem\[langchain\]'"):

@@ -18,7 +18,8 @@ from agents.tool_context import ToolContext
 
 from anchormem.aio import AsyncMemory
 from anchormem.client import AsyncClient
-from anchormem.errors import InputError, MissingExtraError
+from anchormem.errors import InputError
+from anchormem.extras import MissingExtraError
 from anchormem.integrations.openai_agents import (
     RECALL_HEADER,
     AnchorMemSession,
@@ -176,7 +177,9 @@ def test_session_recall_leaves_out_its_own_session(filled: Memory) -> None:
 
 
 def test_a_missing_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "agents", None)
+    for name in [m for m in sys.modules if m.split(".")[0] == "agents"]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "agents", None)  # import fails as if not installed
     monkeypatch.delitem(sys.modules, "anchormem.integrations.openai_agents")
     with pytest.raises(MissingExtraError, match=r"pip install 'anchormem\[openai-agents\]'"):
         importlib.import_module("anchormem.integrations.openai_agents")

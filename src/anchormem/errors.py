@@ -54,7 +54,3 @@ class AccessDeniedError(AnchorMemError):
 
 class ServiceError(AnchorMemError):
     """The REST service could not be reached, or failed in a way it did not name."""
-
-
-class MissingExtraError(ConfigError, ImportError):
-    """An optional part needs a package that is not installed; the message names the extra to install."""

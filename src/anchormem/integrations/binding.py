@@ -4,26 +4,14 @@ whichever of ``Memory``, ``AsyncMemory``, ``Client`` or ``AsyncClient`` is behin
 from __future__ import annotations
 
 import asyncio
-import importlib
 import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
-from anchormem.errors import ConfigError, MissingExtraError, NotFoundError
+from anchormem.errors import ConfigError, NotFoundError
 from anchormem.model import IngestReport, SearchResult
 from anchormem.query.render import render_memories
-
-
-def require(module: str, extra: str) -> ModuleType:
-    """Import an integration's package, or say which extra installs it."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise MissingExtraError(
-            f"this integration needs the package that provides {module!r}: pip install 'anchormem[{extra}]'"
-        ) from exc
 
 
 def _is_async(method: Any) -> bool:

@@ -28,18 +28,18 @@ from __future__ import annotations
 from typing import Any
 
 from anchormem.errors import InputError
-from anchormem.integrations.binding import Binding, as_text, require
+from anchormem.extras import requires_extra
+from anchormem.integrations.binding import Binding, as_text
 from anchormem.model import SearchResult
 from anchormem.serialize import to_jsonable
 
-require("langchain_core", "langchain")
-
-from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun  # noqa: E402
-from langchain_core.documents import Document  # noqa: E402
-from langchain_core.retrievers import BaseRetriever  # noqa: E402
-from langchain_core.runnables import RunnableConfig  # noqa: E402
-from langchain_core.tools import BaseTool, StructuredTool  # noqa: E402
-from pydantic import BaseModel, ConfigDict, Field  # noqa: E402
+with requires_extra("langchain", "anchormem.integrations.langchain"):
+    from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.runnables import RunnableConfig
+    from langchain_core.tools import BaseTool, StructuredTool
+    from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["AnchorMemRetriever", "memory_tools", "to_documents"]
 

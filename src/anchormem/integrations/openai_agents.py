@@ -28,13 +28,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from anchormem.errors import AnchorMemError, InputError, NotFoundError
-from anchormem.integrations.binding import Binding, as_text, require
+from anchormem.extras import requires_extra
+from anchormem.integrations.binding import Binding, as_text
 from anchormem.model import stable_id
 
-require("agents", "openai-agents")
-
-from agents import FunctionTool, RunContextWrapper, Session, SQLiteSession  # noqa: E402
-from agents.run_config import CallModelData, ModelInputData  # noqa: E402
+with requires_extra("openai-agents", "anchormem.integrations.openai_agents"):
+    from agents import FunctionTool, RunContextWrapper, Session, SQLiteSession
+    from agents.run_config import CallModelData, ModelInputData
 
 __all__ = ["AnchorMemSession", "memory_tools", "message_text", "recall"]
 
