@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from anchormem.client.errors import CODES
+from anchormem.client.errors import error_from_code
 from anchormem.deserialize import RECORD_TYPES, from_jsonable, record_type
-from anchormem.errors import InputError, ServiceError
+from anchormem.errors import InputError
 from anchormem.model import (
     Answer,
     Context,
@@ -104,16 +104,17 @@ def add(
     reply = yield Call("POST", f"{_user(user_id)}/memories", json=body, headers=headers)
     if reply.status != 202:
         return from_jsonable(IngestReport, reply.data)
-    job = reply.data
+    job, status = reply.data, reply.status
     while True:  # a background job: poll until it ends
         if job["status"] == "succeeded":
             return from_jsonable(IngestReport, job["result"])
         if job["status"] == "failed":
             error = job.get("error") or {}
-            kind = CODES.get(str(error.get("code")), ServiceError)
-            raise kind(str(error.get("message") or "the background ingest failed"))
+            message = str(error.get("message") or "the background ingest failed")
+            raise error_from_code(str(error.get("code") or "internal_error"), message, status)
         yield Sleep(poll_seconds)
-        job = (yield Call("GET", f"{_user(user_id)}/jobs/{quote(str(job['id']), safe='')}")).data
+        polled = yield Call("GET", f"{_user(user_id)}/jobs/{quote(str(job['id']), safe='')}")
+        job, status = polled.data, polled.status
 
 
 def post(
