@@ -40,14 +40,18 @@ def serve(memory: Memory, **app_options: Any) -> Iterator[LiveServer]:
     """Serve ``memory`` until the block ends; keys: ``ADMIN_KEY`` (every user), ``ALICE_KEY`` (alice)."""
     keys = KeyRing.from_raw({ADMIN_KEY: [], ALICE_KEY: ["alice"]}, admin=[ADMIN_KEY])
     app = create_app(memory, keys, **app_options)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    # port 0: the system picks a free port when uvicorn binds, so parallel runs never collide
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, name="anchormem-test-server", daemon=True)
     thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError("the test server stopped before it listened (see the log above)")
+    for _ in range(3000):  # a guard against a hung start (a minute), not a timing check
+        if server.started or not thread.is_alive():
+            break
         thread.join(0.02)
+    if not server.started:
+        server.should_exit = True
+        raise RuntimeError("the test server did not start (see the log above)")
+    port = server.servers[0].sockets[0].getsockname()[1]
     try:
         yield LiveServer(f"http://127.0.0.1:{port}")
     finally:
