@@ -7,11 +7,19 @@ import asyncio
 import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from anchormem.errors import ConfigError, NotFoundError
 from anchormem.model import IngestReport, SearchResult
 from anchormem.query.render import render_memories
+
+if TYPE_CHECKING:
+    from anchormem.aio import AsyncMemory
+    from anchormem.client import AsyncClient, Client
+    from anchormem.memory import Memory
+
+MemoryLike: TypeAlias = "Memory | AsyncMemory | Client | AsyncClient"
+"""What the adapters take: a memory in this process (blocking or async) or a client of a served one."""
 
 
 def _is_async(method: Any) -> bool:

@@ -29,7 +29,7 @@ from typing import Any
 
 from anchormem.errors import InputError
 from anchormem.extras import requires_extra
-from anchormem.integrations.binding import Binding, as_text
+from anchormem.integrations.binding import Binding, MemoryLike, as_text
 from anchormem.model import SearchResult
 from anchormem.serialize import to_jsonable
 
@@ -136,7 +136,7 @@ ADD_DESCRIPTION = (
 
 
 def memory_tools(
-    memory: Any,
+    memory: MemoryLike,
     *,
     user_id: str | None = None,
     agent_id: str | None = None,

@@ -29,7 +29,7 @@ from typing import Any
 
 from anchormem.errors import AnchorMemError, InputError, NotFoundError
 from anchormem.extras import requires_extra
-from anchormem.integrations.binding import Binding, as_text
+from anchormem.integrations.binding import Binding, MemoryLike, as_text
 from anchormem.model import stable_id
 
 with requires_extra("openai-agents", "anchormem.integrations.openai_agents"):
@@ -84,7 +84,7 @@ def resolve_user(source: UserSource, context: Any) -> str:
 
 
 def memory_tools(
-    memory: Any,
+    memory: MemoryLike,
     *,
     user_id: UserSource = None,
     agent_id: str | None = None,
@@ -176,7 +176,7 @@ class AnchorMemSession:
     def __init__(
         self,
         session_id: str,
-        memory: Any,
+        memory: MemoryLike,
         *,
         user_id: str,
         agent_id: str | None = None,
@@ -246,7 +246,7 @@ RECALL_HEADER = "Memories of earlier conversations with this user (original word
 
 
 def recall(
-    memory: Any,
+    memory: MemoryLike,
     *,
     user_id: UserSource = None,
     agent_id: str | None = None,
