@@ -28,15 +28,15 @@ demo: $(VENV)/.installed
 	$(BIN)/anchormem demo
 
 test: $(VENV)/.installed-test
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 	$(MAKE) package
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
 
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy

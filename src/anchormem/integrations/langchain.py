@@ -1,0 +1,199 @@
+"""LangChain and LangGraph: anchormem as a retriever and as tools (``pip install 'anchormem[langchain]'``).
+
+- :class:`AnchorMemRetriever` is a ``BaseRetriever``: ``retriever.invoke(query)`` returns one
+  ``Document`` per retrieved context (the original 3-turn window, with its ``DATE:`` line) and per
+  event, with provenance in ``metadata`` (``kind``, ``id``, ``score``, ``turn_ids``, ``session``,
+  ``date``, the anchor facts that led to it, ...). Use it in any chain or graph node.
+- :func:`memory_tools` gives ``search_memory`` and ``add_memory`` tools for a tool-calling agent
+  (LangGraph's ``ToolNode``, ``create_agent``, ...). The user whose memory they touch is fixed when
+  they are made, or read per call from ``config["configurable"]["user_id"]``, as LangGraph passes it;
+  the model never chooses it.
+
+Why no LangGraph ``BaseStore``: a ``BaseStore`` is a key-value document store. The application
+writes a JSON value of its own shape under a key it picks (``store.put(("users", "42"), "prefs",
+{"food": "pizza"})``), reads that value back unchanged, overwrites it by key and lists namespaces.
+anchormem keeps something else: a conversation, stored once and never rewritten, from which it
+derives contexts, facts and events itself; a search returns the original words around the facts,
+not the values written. An adapter would have to store arbitrary JSON beside the memory (a second
+store the method does not use) or turn ``put`` into "add a message" and ``get`` into nothing
+useful. So graphs read memory through the retriever or the tools, and write to it by adding the
+conversation (``memory.add(messages, user_id=...)`` in a node, as the example does).
+
+Every function here works over a ``Memory``, ``AsyncMemory``, ``Client`` or ``AsyncClient``; the
+async-only ones need the async calls (``ainvoke``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anchormem.errors import InputError
+from anchormem.extras import requires_extra
+from anchormem.integrations.binding import Binding, MemoryLike, as_text
+from anchormem.model import SearchResult
+from anchormem.serialize import to_jsonable
+
+with requires_extra("langchain", "anchormem.integrations.langchain"):
+    from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.runnables import RunnableConfig
+    from langchain_core.tools import BaseTool, StructuredTool
+    from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["AnchorMemRetriever", "memory_tools", "to_documents"]
+
+
+def to_documents(result: SearchResult, *, scope: dict[str, Any] | None = None) -> list[Document]:
+    """A search result as LangChain documents: each context, then each event, in the result's order,
+    with provenance in ``metadata`` (JSON-safe)."""
+    base = {k: v for k, v in (scope or {}).items() if v is not None}
+    docs: list[Document] = []
+    for hit in result.contexts:
+        ctx = hit.context
+        meta = {
+            **base,
+            "kind": "context",
+            "id": ctx.id,
+            "score": hit.score,
+            "session": ctx.session,
+            "date": ctx.date,
+            "turn_ids": list(ctx.turn_ids),
+            "anchors": [{"id": a.fact.id, "text": a.fact.text, "score": a.score} for a in hit.anchors],
+            "via_events": list(hit.via_events),
+        }
+        docs.append(Document(page_content=ctx.text, metadata=_with_rank(meta, hit), id=ctx.id))
+    for ehit in result.events:
+        ev = ehit.event
+        meta = {
+            **base,
+            "kind": "event",
+            "id": ev.id,
+            "score": ehit.score,
+            "context_ids": list(ehit.context_ids),
+            "fact_ids": list(ev.fact_ids),
+        }
+        docs.append(Document(page_content=ev.text, metadata=_with_rank(meta, ehit), id=ev.id))
+    return docs
+
+
+def _with_rank(meta: dict[str, Any], hit: object) -> dict[str, Any]:
+    rank = getattr(hit, "rank", None)  # hits that carry their best-first rank
+    return {**meta, "rank": rank} if rank is not None else meta
+
+
+class AnchorMemRetriever(BaseRetriever):
+    """A user's memory as a LangChain retriever.
+
+    ``AnchorMemRetriever(memory=Memory(...), user_id="maya", k=5)``; ``search_options`` go to
+    ``search`` as given (``max_contexts``, ``variant``, filters, ...).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    memory: Any = Field(description="a Memory, AsyncMemory, Client or AsyncClient")
+    user_id: str
+    agent_id: str | None = None
+    run_id: str | None = None
+    k: int | None = None
+    search_options: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def binding(self) -> Binding:
+        return Binding(self.memory, self.user_id, self.agent_id, self.run_id, self.k)
+
+    def _scope(self) -> dict[str, Any]:
+        return {"user_id": self.user_id, "agent_id": self.agent_id, "run_id": self.run_id}
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        return to_documents(self.binding.search(query, **self.search_options), scope=self._scope())
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        return to_documents(await self.binding.asearch(query, **self.search_options), scope=self._scope())
+
+
+class SearchArgs(BaseModel):
+    query: str = Field(description="what to look for, as a question or a few words (e.g. 'name of Ana's dog')")
+
+
+class AddArgs(BaseModel):
+    content: str = Field(description="the statement to remember, in the user's own words where possible")
+
+
+SEARCH_DESCRIPTION = (
+    "Search the user's long-term memory of past conversations. Call it before answering anything that "
+    "may depend on what the user said earlier (names, preferences, plans, dates). Returns the original "
+    "conversation excerpts, each line prefixed with its turn id and each excerpt with its DATE, then "
+    "related events; or 'No memories found.'"
+)
+ADD_DESCRIPTION = (
+    "Store something the user wants remembered in their long-term memory, as one message of theirs. "
+    "Call it when the user states a fact, preference or plan worth keeping across conversations. "
+    "Returns how many new turns were stored (0 if it was already there)."
+)
+
+
+def memory_tools(
+    memory: MemoryLike,
+    *,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    run_id: str | None = None,
+    k: int | None = None,
+    speaker: str = "user",
+) -> list[BaseTool]:
+    """``search_memory`` and ``add_memory`` tools over ``memory`` (a ``Memory``, ``AsyncMemory``,
+    ``Client`` or ``AsyncClient``).
+
+    ``user_id`` fixes whose memory they touch; left out, each call reads it from
+    ``config["configurable"]["user_id"]`` (LangGraph: ``graph.invoke(..., {"configurable":
+    {"user_id": ...}})``). ``speaker`` names the author of remembered statements. ``search_memory``
+    also returns the full result as its artifact (JSON) for code that wants the provenance.
+    """
+    base = Binding(memory, user_id or "-", agent_id, run_id, k)
+
+    def bound(config: RunnableConfig | None) -> Binding:
+        if user_id is not None:
+            return base
+        chosen = ((config or {}).get("configurable") or {}).get("user_id")
+        if not isinstance(chosen, str) or not chosen:
+            raise InputError(
+                "no user for the memory tools: make them with user_id=... or pass "
+                "config={'configurable': {'user_id': ...}}"
+            )
+        return base.scoped(chosen)
+
+    def search(query: str, config: RunnableConfig) -> tuple[str, Any]:
+        result = bound(config).search(query)
+        return as_text(result), to_jsonable(result)
+
+    async def asearch(query: str, config: RunnableConfig) -> tuple[str, Any]:
+        result = await bound(config).asearch(query)
+        return as_text(result), to_jsonable(result)
+
+    def message(content: str) -> list[dict[str, Any]]:
+        return [{"role": speaker, "content": content}]
+
+    def add(content: str, config: RunnableConfig) -> str:
+        report = bound(config).add(message(content))
+        return f"stored {report.turns_added} new turn(s)"
+
+    async def aadd(content: str, config: RunnableConfig) -> str:
+        report = await bound(config).aadd(message(content))
+        return f"stored {report.turns_added} new turn(s)"
+
+    return [
+        StructuredTool.from_function(
+            func=search,
+            coroutine=asearch,
+            name="search_memory",
+            description=SEARCH_DESCRIPTION,
+            args_schema=SearchArgs,
+            response_format="content_and_artifact",
+        ),
+        StructuredTool.from_function(
+            func=add, coroutine=aadd, name="add_memory", description=ADD_DESCRIPTION, args_schema=AddArgs
+        ),
+    ]
