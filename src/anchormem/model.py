@@ -11,6 +11,8 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from anchormem.prompt_block import render_prompt
+
 FactSource = Literal["llm", "pack", "offline"]
 EventSource = Literal["llm", "pack", "extractive"]
 
@@ -141,9 +143,7 @@ class SearchResult:
 
     def as_prompt(self, max_chars: int | None = None) -> str:
         """One prompt-ready block of these memories within ``max_chars`` (see
-        :func:`anchormem.query.prompt.render_prompt`)."""
-        from anchormem.query.prompt import render_prompt
-
+        :func:`anchormem.prompt_block.render_prompt`)."""
         return render_prompt(self, max_chars=max_chars)
 
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from anchormem.model import ContextHit, SearchResult
+if TYPE_CHECKING:  # the model renders itself through this module: no import back at run time
+    from anchormem.model import ContextHit, SearchResult
 
 _TURN_START = re.compile(r'^.{1,200}? said, "')
 _CUT = "…"
