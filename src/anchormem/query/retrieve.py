@@ -17,7 +17,8 @@ A *recipe* names how candidate contexts are scored and chosen (``RetrievalSettin
   Each normalised signal is first spread over the turns that overlapping windows share (a turn
   scores its best window, a window the mean of its turns), so a window next to a strong one
   gains: the answer often continues past the matched window.
-- ``anchormem-v1``: ``anchormem`` without that spreading (the default before; kept for the ladder).
+- ``anchormem-v1``: ``anchormem`` without that spreading and without the recency rule (the default
+  before; kept for the ladder).
 - ``anchormem-events``: ``anchormem`` where events also vote for the contexts of their source
   facts (measured weaker on LoCoMo; kept for the ladder).
 - ``no-events``: ``anchormem`` without events in the result.
@@ -73,7 +74,7 @@ class Recipe:
 
 RECIPES: dict[str, Recipe] = {
     "anchormem": Recipe(),
-    "anchormem-v1": Recipe(shared_turns=False),
+    "anchormem-v1": Recipe(shared_turns=False, recency=False),
     "anchormem-events": Recipe(w_events=1.0),
     "no-events": Recipe(return_events=False),
     "rrf": Recipe(mode="rrf", return_events=False),
