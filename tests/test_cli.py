@@ -29,8 +29,12 @@ def test_add_search_stats_list_get(capsys: pytest.CaptureFixture[str], tmp_path:
     code, out, _ = run(capsys, "search", "name of Ana's dog", "--user", "u", "--json", *base)
     result = json.loads(out)
     assert code == 0 and "D1:1" in result["turn_ids"] and result["contexts"][0]["context"]["turn_ids"]
+    assert [h["rank"] for h in result["contexts"]] == list(range(1, len(result["contexts"]) + 1))
+    assert [h["score"] for h in result["contexts"]] == sorted((h["score"] for h in result["contexts"]), reverse=True)
+    assert sorted(result["reading_order"]) == list(range(len(result["contexts"])))
+    assert all("latest" in h and "newer" in h for h in result["contexts"])
     code, out, _ = run(capsys, "search", "name of Ana's dog", "--user", "u", *base)
-    assert code == 0 and "DATE: 1:56 pm on 8 May, 2023" in out and "turns D1:" in out
+    assert code == 0 and "DATE: 1:56 pm on 8 May, 2023" in out and "turns D1:" in out and "── #1 context" in out
     code, out, _ = run(capsys, "stats", "--user", "u", *base)
     assert code == 0 and "contexts 5" in out
     code, out, _ = run(capsys, "list", "contexts", "--user", "u", "--json", *base)

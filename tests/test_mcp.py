@@ -39,8 +39,14 @@ async def round_trip(client: Client) -> None:
     assert tools == TOOLS
     added = data(await client.call_tool("add_memory", {"messages": TURNS}))
     assert added["turns_added"] == len(TURNS)
-    found = data(await client.call_tool("search_memory", {"query": "What is the name of Ana's dog?", "k": 5}))
+    raw = await client.call_tool("search_memory", {"query": "What is the name of Ana's dog?", "k": 5})
+    found = data(raw)
     assert "Pico" in found["memories"] and found["turn_ids"]
+    assert raw.content[0].text == found["memories"], "the text an agent reads is the prompt block"
+    assert found["memories"].startswith("Memories for: ") and "## " in found["memories"]
+    assert [c["rank"] for c in found["contexts"]] == list(range(1, len(found["contexts"]) + 1))
+    small = data(await client.call_tool("search_memory", {"query": "Ana's dog", "max_chars": 250}))
+    assert 0 < len(small["memories"]) <= 250
     stats = data(await client.call_tool("memory_stats", {}))
     assert stats["turns"] == len(TURNS)
     no_llm = await client.call_tool("answer_question", {"question": "What is the dog's name?"})

@@ -108,11 +108,16 @@ def test_anchors_lead_to_their_own_contexts(snap: ScopeSnapshot) -> None:
 
 
 @pytest.mark.parametrize("variant", sorted(RECIPES))
-def test_every_variant_respects_max_contexts_and_reading_order(snap: ScopeSnapshot, variant: str) -> None:
-    result = search(snap, "cello recital Bach", variant=variant, max_contexts=2)
-    assert 1 <= len(result.contexts) <= 2
-    rows = [snap.context_row[h.context.id] for h in result.contexts]
-    assert rows == sorted(rows), "contexts come in conversation order"
+def test_every_variant_returns_best_first_with_ranks_and_keeps_reading_order(snap: ScopeSnapshot, variant: str) -> None:
+    result = search(snap, "cello recital Bach", variant=variant, max_contexts=3)
+    assert 1 <= len(result.contexts) <= 3
+    assert [h.rank for h in result.contexts] == list(range(1, len(result.contexts) + 1))
+    scores = [h.score for h in result.contexts]
+    assert scores == sorted(scores, reverse=True), "contexts come best first"
+    reading = [snap.context_row[h.context.id] for h in result.in_reading_order()]
+    assert reading == sorted(reading), "in_reading_order() gives conversation order"
+    assert sorted(h.context.id for h in result.in_reading_order()) == sorted(h.context.id for h in result.contexts)
+    assert result.turn_ids == list(dict.fromkeys(t for h in result.in_reading_order() for t in h.context.turn_ids))
     ids = [h.context.id for h in result.contexts]
     assert len(ids) == len(set(ids))
 
@@ -136,7 +141,7 @@ def test_paper_variant_maps_top_k_facts_to_contexts(snap: ScopeSnapshot) -> None
 
 
 def test_events_carry_their_facts_and_contexts(snap: ScopeSnapshot) -> None:
-    result = search(snap, "portrait for the grandmother", k_events=2)
+    result = search(snap, "portrait for the grandmother", k_events=2, max_contexts=1)
     assert next(e.event.id for e in result.events) == "evt-portrait"
     hit = result.events[0]
     assert {f.text for f in hit.facts} == {FACTS["D1:5"], FACTS["D2:2"], FACTS["D2:4"]}
@@ -152,7 +157,7 @@ def test_events_carry_their_facts_and_contexts(snap: ScopeSnapshot) -> None:
 def test_no_events_variant_and_bm25_return_no_events(snap: ScopeSnapshot) -> None:
     assert search(snap, "portrait", variant="no-events").events == ()
     assert search(snap, "portrait", variant="bm25").events == ()
-    assert search(snap, "portrait").events
+    assert search(snap, "portrait", max_contexts=1).events
 
 
 def test_bm25_variant_finds_the_lexical_match(snap: ScopeSnapshot) -> None:
@@ -217,3 +222,23 @@ def test_previous_default_stays_available(snap: ScopeSnapshot) -> None:
     for variant in ("anchormem", "anchormem-v1"):
         res = retrieve(snap, q, vec, RetrievalSettings(variant=variant, max_contexts=2))
         assert "D2:3" in res.turn_ids
+
+
+def test_an_event_whose_contexts_are_all_returned_is_left_out(snap: ScopeSnapshot) -> None:
+    query = "Ana portrait of Pico for her grandmother, hung in the kitchen"
+    wide = search(snap, query, k_events=2, max_contexts=10)
+    returned = {h.context.id for h in wide.contexts}
+    portrait = {
+        c.id
+        for c in snap.contexts
+        for f in snap.facts
+        if f.context_id == c.id and f.text in (FACTS["D1:5"], FACTS["D2:2"], FACTS["D2:4"])
+    }
+    assert portrait <= returned
+    assert "evt-portrait" not in {e.event.id for e in wide.events}, "it adds nothing to the contexts"
+    for event in wide.events:
+        assert not set(event.context_ids) <= returned
+    narrow = search(snap, query, k_events=2, max_contexts=1)
+    assert "evt-portrait" in {e.event.id for e in narrow.events}, "it adds contexts that were not returned"
+    paper = search(snap, query, k_events=2, max_contexts=10, variant="paper")
+    assert len(paper.events) == 2, "the paper's recipe returns its top events as they are"

@@ -67,6 +67,10 @@ def test_add_search_get_stats(client: TestClient) -> None:
     result = r.json()
     assert any("Pico" in h["context"]["text"] for h in result["contexts"])
     assert result["turn_ids"]
+    assert [h["rank"] for h in result["contexts"]] == list(range(1, len(result["contexts"]) + 1))
+    scores = [h["score"] for h in result["contexts"]]
+    assert scores == sorted(scores, reverse=True)
+    assert sorted(result["reading_order"]) == list(range(len(result["contexts"])))
 
     context_id = result["contexts"][0]["context"]["id"]
     r = client.get(f"/v1/users/alice/records/{context_id}", headers=A)
@@ -74,6 +78,20 @@ def test_add_search_get_stats(client: TestClient) -> None:
 
     stats = client.get("/v1/users/alice/stats", headers=A).json()
     assert stats["turns"] == len(conversation()) and stats["sessions"] == 2
+
+
+def test_search_as_one_prompt_block_within_a_budget(client: TestClient) -> None:
+    add_alice(client)
+    query = {"query": "What is the name of Ana's dog?", "format": "prompt"}
+    whole = client.post("/v1/users/alice/search", json=query, headers=A)
+    assert whole.status_code == 200, whole.text
+    body = whole.json()
+    assert set(body) == {"query", "prompt", "turn_ids"}
+    assert "Pico" in body["prompt"] and body["prompt"].startswith("Memories for: ")
+    small = client.post("/v1/users/alice/search", json={**query, "max_chars": 300}, headers=A).json()
+    assert 0 < len(small["prompt"]) <= 300 < len(body["prompt"])
+    bad = client.post("/v1/users/alice/search", json={**query, "format": "xml"}, headers=A)
+    assert bad.status_code == 422
 
 
 def test_add_locomo_conversation(client: TestClient) -> None:

@@ -11,6 +11,8 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from anchormem.prompt_block import render_prompt
+
 FactSource = Literal["llm", "pack", "offline"]
 EventSource = Literal["llm", "pack", "extractive"]
 
@@ -86,12 +88,20 @@ class FactHit:
 
 @dataclass(frozen=True)
 class ContextHit:
-    """A retrieved context with the anchors that led to it (provenance)."""
+    """A retrieved context with the anchors that led to it (provenance).
+
+    ``rank`` is its place in the result, 1 = best (highest ``score``). ``latest`` compares it by date
+    with the other returned contexts on the query's subject: True for the most recent of them, False
+    when a later one was returned (its ids are in ``newer``), None when it was not compared.
+    """
 
     context: Context
     score: float
     anchors: tuple[FactHit, ...] = ()
     via_events: tuple[str, ...] = ()  # ids of events whose source facts lead here
+    rank: int = 0
+    latest: bool | None = None
+    newer: tuple[str, ...] = ()  # ids of returned contexts on the same subject, dated later
 
 
 @dataclass(frozen=True)
@@ -104,20 +114,37 @@ class EventHit:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """M_final = contexts ∪ events, ordered for reading, with provenance."""
+    """M_final = contexts ∪ events, with provenance.
+
+    ``contexts`` are best first (``rank`` 1, 2, …; ``score`` never rises along the tuple); events are
+    best first too. ``reading_order`` lists the indexes into ``contexts`` in conversation order
+    (session, then position in it): :meth:`in_reading_order` applies it.
+    """
 
     query: str
     contexts: tuple[ContextHit, ...]
     events: tuple[EventHit, ...]
+    reading_order: tuple[int, ...] = ()
+
+    def in_reading_order(self) -> tuple[ContextHit, ...]:
+        """The contexts in conversation order (the order a transcript would show them)."""
+        if sorted(self.reading_order) != list(range(len(self.contexts))):
+            return self.contexts
+        return tuple(self.contexts[i] for i in self.reading_order)
 
     @property
     def turn_ids(self) -> list[str]:
         """Turn ids of the retrieved contexts, in reading order, without repeats."""
         seen: dict[str, None] = {}
-        for hit in self.contexts:
+        for hit in self.in_reading_order():
             for tid in hit.context.turn_ids:
                 seen.setdefault(tid, None)
         return list(seen)
+
+    def as_prompt(self, max_chars: int | None = None) -> str:
+        """One prompt-ready block of these memories within ``max_chars`` (see
+        :func:`anchormem.prompt_block.render_prompt`)."""
+        return render_prompt(self, max_chars=max_chars)
 
 
 @dataclass(frozen=True)

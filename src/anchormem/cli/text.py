@@ -46,10 +46,12 @@ def record_line(record: Any) -> str:
 
 
 def search_text(result: SearchResult) -> str:
-    lines = [f"query: {result.query}", f"{len(result.contexts)} contexts, {len(result.events)} events", ""]
+    lines = [f"query: {result.query}", f"{len(result.contexts)} contexts (best first), {len(result.events)} events", ""]
     for hit in result.contexts:
         c = hit.context
-        lines.append(f"── context {c.id}  session {c.session}  turns {', '.join(c.turn_ids)}  score {hit.score:.3f}")
+        mark = {True: "  [latest]", False: "  [earlier]", None: ""}[hit.latest]
+        turns = ", ".join(c.turn_ids)
+        lines.append(f"── #{hit.rank} context {c.id}  session {c.session}  turns {turns}  score {hit.score:.3f}{mark}")
         lines.extend("   " + line for line in c.text.splitlines())
         for a in hit.anchors[:3]:
             lines.append(f"   ↳ anchor {a.score:.2f}: {a.fact.text}")

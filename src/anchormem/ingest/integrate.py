@@ -27,7 +27,12 @@ def integrate_with_llm(llm: LLM, cluster: Cluster, contexts: Mapping[str, Contex
 
 
 def extractive_event(cluster: Cluster, facts: Mapping[str, Fact]) -> Event:
-    text = " ".join(facts[fid].text for fid in cluster.fact_ids)
+    """The cluster's fact texts joined, each sentence once: windows overlap by a turn, so one
+    sentence is often a fact of two contexts of the same cluster."""
+    texts: dict[str, str] = {}
+    for fid in cluster.fact_ids:
+        texts.setdefault(_norm(facts[fid].text), facts[fid].text.strip())
+    text = " ".join(texts.values())
     return Event(id=cluster.event_id, text=text, fact_ids=cluster.fact_ids, source="extractive")
 
 

@@ -15,7 +15,7 @@ def render_memories(result: SearchResult, *, with_turn_ids: bool = False) -> str
     """
     blocks = [
         label_turns(hit.context.text, hit.context.turn_ids) if with_turn_ids else hit.context.text.strip()
-        for hit in result.contexts
+        for hit in result.in_reading_order()
     ]
     if result.events:
         lines = ["Events:"]

@@ -12,19 +12,24 @@ A *recipe* names how candidate contexts are scored and chosen (``RetrievalSettin
   BM25 (stemmed) of its text, DATE line included; both are normalised and averaged; contexts are
   then chosen by maximal marginal relevance over their best anchors' vectors (a context that
   repeats what a chosen one says gives way to one that adds something), skipping contexts whose
-  turns are all covered. The top events are returned beside.
+  turns are all covered. The top events are returned beside, except those whose source contexts
+  are all returned already (``query.events``).
   Each normalised signal is first spread over the turns that overlapping windows share (a turn
   scores its best window, a window the mean of its turns), so a window next to a strong one
   gains: the answer often continues past the matched window.
-- ``anchormem-v1``: ``anchormem`` without that spreading (the default before; kept for the ladder).
+- ``anchormem-v1``: ``anchormem`` without that spreading and without the recency rule (the default
+  before; kept for the ladder).
 - ``anchormem-events``: ``anchormem`` where events also vote for the contexts of their source
   facts (measured weaker on LoCoMo; kept for the ladder).
 - ``no-events``: ``anchormem`` without events in the result.
 - ``chunks``: NaiveRAG — the contexts themselves embedded, top by cosine (baseline; embeds every
   context of the scope on first use).
 
-Returned contexts are in *reading order*: conversation order (session, then position), i.e. the
-order of ``snapshot.contexts``. Events come best first.
+Returned contexts are *best first*: by score, highest first (ties: the order they were chosen in),
+each with its ``rank`` (1 = best); ``SearchResult.in_reading_order()`` gives them in conversation
+order (session, then position, i.e. the order of ``snapshot.contexts``). Events come best first.
+Questions about the present favour the latest statement on their subject, and returned contexts on
+the same subject are compared by date (:mod:`anchormem.query.recency`).
 """
 
 from __future__ import annotations
@@ -37,7 +42,9 @@ import numpy.typing as npt
 from anchormem.config import RetrievalSettings
 from anchormem.errors import ConfigError, InputError
 from anchormem.model import ContextHit, EventHit, FactHit, SearchResult
+from anchormem.query.events import events_that_add
 from anchormem.query.fuse import order_by_score, rrf
+from anchormem.query.recency import compare_dates, latest_on_subject, put_first
 from anchormem.query.scoring import context_max, event_votes, expansion_terms, normalise, shared_turn_mean
 from anchormem.query.select import select_diverse, select_ranked
 from anchormem.query.snapshot import ScopeSnapshot
@@ -62,11 +69,12 @@ class Recipe:
     pool: int = 40  # candidates considered by the selection (at least 4x the contexts asked for)
     depth: int = 100  # ranked candidates per signal (rank-based modes)
     return_events: bool = True
+    recency: bool = True  # questions about the present favour the latest statement (``query.recency``)
 
 
 RECIPES: dict[str, Recipe] = {
     "anchormem": Recipe(),
-    "anchormem-v1": Recipe(shared_turns=False),
+    "anchormem-v1": Recipe(shared_turns=False, recency=False),
     "anchormem-events": Recipe(w_events=1.0),
     "no-events": Recipe(return_events=False),
     "rrf": Recipe(mode="rrf", return_events=False),
@@ -119,9 +127,10 @@ def retrieve_with(
     else:
         raise ConfigError(f"unknown recipe mode {recipe.mode!r}")
     anchors_from = top_rows(fact_scores, max(settings.k_facts, recipe.depth))
-    return _build_result(
-        snapshot, query, chosen, scores, fact_scores, anchors_from, events if recipe.return_events else []
-    )
+    returned_events = events if recipe.return_events else []
+    if recipe.mode != "paper":  # §4.3 returns the top events as they are
+        returned_events = events_that_add(snapshot, returned_events, chosen)
+    return _build_result(snapshot, query, chosen, scores, fact_scores, anchors_from, returned_events)
 
 
 def top_rows(scores: npt.NDArray[np.floating], k: int) -> list[tuple[int, float]]:
@@ -162,9 +171,12 @@ def _hybrid(
     relevance = np.zeros(n)
     total = 0.0
 
+    signals: list[Floats] = []
+
     def signal(values: Floats) -> Floats:
         scaled = normalise(values)
-        return shared_turn_mean(snapshot, scaled) if recipe.shared_turns else scaled
+        signals.append(shared_turn_mean(snapshot, scaled) if recipe.shared_turns else scaled)
+        return signals[-1]
 
     if recipe.w_dense and snapshot.facts:
         relevance += recipe.w_dense * signal(context_max(snapshot, fact_scores))
@@ -197,7 +209,11 @@ def _hybrid(
             recipe.mmr_lambda,
             max(recipe.pool, 4 * limit),
         )
-    return chosen, {row: float(relevance[row]) for row in chosen}
+    scores = {row: float(relevance[row]) for row in chosen}
+    if recipe.recency and signals:
+        first = latest_on_subject(snapshot, query, relevance, np.maximum.reduce(signals))
+        chosen, scores = put_first(chosen, scores, first, limit)
+    return chosen, scores
 
 
 def _best_anchor_vectors(snapshot: ScopeSnapshot, fact_scores: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
@@ -282,13 +298,22 @@ def _build_result(
                 facts=tuple(snapshot.facts[f] for f in fact_rows),
             )
         )
+    picked = {row: i for i, row in enumerate(chosen)}
+    best_first = sorted(chosen, key=lambda row: (-float(scores.get(row, 0.0)), picked[row]))
+    dated = compare_dates(snapshot, best_first, [float(scores.get(row, 0.0)) for row in best_first])
+    ids = snapshot.contexts
     hits = tuple(
         ContextHit(
-            context=snapshot.contexts[row],
+            context=ids[row],
             score=float(scores.get(row, 0.0)),
             anchors=tuple(anchors[row]),
             via_events=tuple(via[row]),
+            rank=rank,
+            latest=dated[row][0],
+            newer=tuple(ids[r].id for r in dated[row][1]),
         )
-        for row in sorted(chosen)
+        for rank, row in enumerate(best_first, 1)
     )
-    return SearchResult(query=query, contexts=hits, events=tuple(event_hits))
+    position = {row: i for i, row in enumerate(best_first)}
+    reading = tuple(position[row] for row in sorted(chosen))
+    return SearchResult(query=query, contexts=hits, events=tuple(event_hits), reading_order=reading)

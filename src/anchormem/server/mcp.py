@@ -19,13 +19,13 @@ from typing import Annotated, Any, TypeVar
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, Field
 
 from anchormem import __version__
 from anchormem.errors import AnchorMemError
 from anchormem.ingest.sources import Conversation, parse_messages
 from anchormem.memory import Memory
-from anchormem.query.render import render_memories
 from anchormem.scopes import make_scope
 from anchormem.serialize import report_dict, to_jsonable
 from anchormem.server.errors import classify, public_message
@@ -34,6 +34,7 @@ from anchormem.validation import MAX_RESULTS, MAX_TURNS
 T = TypeVar("T")
 log = logging.getLogger("anchormem.mcp")
 Count = Annotated[int | None, Field(ge=1, le=MAX_RESULTS)]
+Chars = Annotated[int | None, Field(ge=1, le=1_000_000)]
 
 INSTRUCTIONS = """Long-term memory of one user (AnchorMem). Store conversation turns with add_memory;
 recall with search_memory, which returns the original words with their turn ids and dates; answer_question
@@ -99,27 +100,38 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, r
         return report_dict(report)
 
     @server.tool(
-        description="Recall memories for a query: the original conversation excerpts (with turn "
-        "ids and dates) and event summaries, most relevant first."
+        description="Recall memories for a query. The text is one prompt-ready block: the best "
+        "excerpts that fit max_chars (all when not given), overlapping excerpts merged, shown in "
+        "conversation order, each headed by its date, session and turn ids, marked [latest] or "
+        "[earlier] where statements on the query's subject were compared by date; then event "
+        "summaries that fit. The structured result lists the contexts best first (rank 1 = "
+        "highest score)."
     )
-    async def search_memory(query: str, k: Count = None, max_contexts: Count = None) -> dict[str, Any]:
+    async def search_memory(
+        query: str, k: Count = None, max_contexts: Count = None, max_chars: Chars = None
+    ) -> CallToolResult:
         result = await _call(memory.search, query, k=k, max_contexts=max_contexts, **where)
-        return {
-            "memories": render_memories(result, with_turn_ids=True),
+        block = result.as_prompt(max_chars=max_chars)
+        structured = {
+            "memories": block,
             "turn_ids": result.turn_ids,
             "contexts": [
                 {
                     "id": h.context.id,
+                    "rank": h.rank,
+                    "score": round(h.score, 4),
                     "turn_ids": list(h.context.turn_ids),
                     "date": h.context.date,
                     "session": h.context.session,
-                    "score": round(h.score, 4),
+                    "latest": h.latest,
+                    "newer": list(h.newer),
                     "text": h.context.text,
                 }
                 for h in result.contexts
             ],
             "events": [{"id": e.event.id, "score": round(e.score, 4), "text": e.event.text} for e in result.events],
         }
+        return CallToolResult(content=[TextContent(type="text", text=block)], structured_content=structured)
 
     @server.tool(description="Answer a question from memory with the server's LLM; cites the turn ids used.")
     async def answer_question(question: str, k: Count = None) -> dict[str, Any]:

@@ -87,11 +87,11 @@ async def _threaded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 @router.post(
     "/search",
-    summary="Memories for a query, with provenance",
+    summary="Memories for a query, best first, with provenance (or one prompt-ready block)",
     responses={400: {"model": ErrorResponse}, 404: {"model": ErrorResponse}},
 )
 async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
-    return await _threaded(
+    result = await run_in_threadpool(
         service.memory.search,
         body.query,
         user_id=user_id,
@@ -101,6 +101,10 @@ async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
         max_contexts=body.max_contexts,
         variant=body.variant,
     )
+    if body.format == "prompt":
+        prompt = result.as_prompt(max_chars=body.max_chars)
+        return {"query": result.query, "prompt": prompt, "turn_ids": result.turn_ids}
+    return to_jsonable(result)
 
 
 @router.post(

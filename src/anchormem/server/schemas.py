@@ -75,6 +75,12 @@ class SearchRequest(BaseModel):
     k: int | None = Field(None, ge=1, le=200)
     max_contexts: int | None = Field(None, ge=1, le=200)
     variant: str | None = VARIANT_FIELD
+    format: Literal["json", "prompt"] = Field(
+        "json",
+        description="json: contexts best first (rank 1 = highest score) with provenance and events; "
+        "prompt: {query, prompt, turn_ids}, the memories as one prompt-ready block (see max_chars)",
+    )
+    max_chars: int | None = Field(None, ge=1, le=1_000_000, description="budget of the prompt block (format=prompt)")
 
     _variant = field_validator("variant")(_known_variant)
 

@@ -1,0 +1,193 @@
+"""Statements that change over time: which of the matching statements is the latest, without an LLM.
+
+A conversation that lasts months says things that later stop being true ("I don't drink coffee" in
+January, "I switched back to coffee" in October). Two query-time rules handle it:
+
+- **Recency for questions about the present.** When the question asks how things are now ("Does the
+  user drink coffee?", "Where does she live now?"; see :func:`asks_present`), the latest session
+  among the contexts on the question's subject (one of the normalised signals — meaning or words —
+  at least ``PROMOTE_ON_SUBJECT`` of its best) puts its ``PROMOTE`` most on-subject contexts first,
+  taking the places of the lowest-scored others if the result is full. The latest statement is
+  then returned even when older ones match the words better or say the same thing more often.
+  Questions about the past ("When did…", "…before…", "used to…"), questions that gather over time
+  ("What books has she read?", "How many…") and questions naming a date are left alone.
+- **Dates compared in the result.** Among the returned contexts on the query's subject (score at
+  least ``ON_SUBJECT`` of the best returned), each one learns which of the others come from a later
+  session (``ContextHit.newer``) and whether it is the latest (``ContextHit.latest``).
+
+Time is the session's date as stored (:func:`anchormem.query.dates.parse_when`); where no date can be
+read, conversation order stands in for it.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from anchormem.query.dates import parse_when
+from anchormem.query.snapshot import ScopeSnapshot
+
+_EPOCH = datetime(1970, 1, 1)
+PROMOTE_ON_SUBJECT = 0.5  # share of the best subject score that makes a context a candidate for promotion
+PROMOTE = 2  # contexts of the latest session on the subject put first (two: windows overlap by a turn)
+ON_SUBJECT = 0.6  # share of the best score a context needs to count as being about the query's subject
+
+_NOW = re.compile(
+    r"\b(now|currently|current|these days|nowadays|at the moment|at present|still|any ?more|today|"
+    r"lately|latest|most recent|recently|this year)\b",
+    re.IGNORECASE,
+)
+_PAST = re.compile(
+    r"\b(did|was|were|had|used to|before|previously|originally|at first|first|ago|last (?:year|month|week)|"
+    r"formerly|earlier|back then|back when|when|in (?:19|20)\d\d|since when)\b",
+    re.IGNORECASE,
+)
+_DATED = re.compile(r"\b(?:19|20)\d\d\b")  # a question naming a year asks about that time
+_PRESENT_VERB = re.compile(
+    r"^\s*(?:(?:what|where|who|whom|which|how|why)\b[^?]*?\b)?(does|do|is|are|can|'s)\b", re.IGNORECASE
+)
+# questions that gather over time rather than ask for one current state ("What books has she read?",
+# "What shelters does Maria volunteer at?", "What are his goals?", "How many hikes…", "ever"), or ask
+# what someone said once ("How does Nate describe…"), or compare people ("Do Kate and Elise have the
+# same taste?", "…each other")
+_GATHERS = re.compile(
+    r"\b(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+|sorts?\s+of\s+)?(?:\w+\s+)?\w+s\s+(?:do|does|did|has|have|is|are)\b"
+    r"|\b(?:what|which)\s+are\b|\bhow\s+many\b|\bhow\s+often\b|\bever\b"
+    r"|\b(?:describe|say|mention|explain|tell|call|recommend|suggest)\b"
+    r"|\b(?:do|does|did|are|is|were|was|have|has)\s+\w+\s+and\s+\w+\b|\b(?:same|each other|both|in common)\b"
+    r"|\b(?:has|have)\s+\w+(?:'s)?\s+\w+(?:ed|en|t)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_present(query: str) -> bool:
+    """Whether ``query`` asks about how things are now: it says so ("now", "currently", "still",
+    "anymore"…), or it is in the present tense ("Does the user…", "Where does she live?", "What is his
+    job?") without pointing to the past ("did", "was", "before", "used to", "when"…). A question
+    that gathers over time ("What books has she read?", "What shelters does she volunteer at?",
+    "How many…", "ever"), asks what was said ("How does he describe…"), compares people ("Do Kate and
+    Elise like the same food?") or names a date is not about the present: every instance counts,
+    not the latest."""
+    if _GATHERS.search(query) or _DATED.search(query) or parse_when(query) is not None:
+        return False
+    if _NOW.search(query):
+        return True
+    if _PAST.search(query):
+        return False
+    return _PRESENT_VERB.search(query) is not None
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Per context row: the time key of its session (comparable across rows) and its session label."""
+
+    session_time: tuple[float, ...]
+    session: tuple[str, ...]
+
+
+_TIMELINES: weakref.WeakKeyDictionary[ScopeSnapshot, Timeline] = weakref.WeakKeyDictionary()
+
+
+def timeline(snapshot: ScopeSnapshot) -> Timeline:
+    """The snapshot's :class:`Timeline` (computed once per snapshot).
+
+    A session's time is the earliest date read from its contexts. If any session has no readable
+    date, every session's time is its first row in conversation order instead (dates and positions
+    are not comparable).
+    """
+    cached = _TIMELINES.get(snapshot)
+    if cached is not None:
+        return cached
+    first_row: dict[str, int] = {}
+    earliest: dict[str, float] = {}
+    for row, context in enumerate(snapshot.contexts):
+        first_row.setdefault(context.session, row)
+        when = parse_when(context.date)
+        if when is not None:
+            stamp = (when - _EPOCH).total_seconds()
+            earliest[context.session] = min(stamp, earliest.get(context.session, stamp))
+    dated = len(earliest) == len(first_row)
+    times = earliest if dated else {s: float(r) for s, r in first_row.items()}
+    sessions = tuple(c.session for c in snapshot.contexts)
+    made = Timeline(session_time=tuple(times[s] for s in sessions), session=sessions)
+    _TIMELINES[snapshot] = made
+    return made
+
+
+def latest_on_subject(
+    snapshot: ScopeSnapshot,
+    query: str,
+    relevance: npt.NDArray[np.float64],
+    subject: npt.NDArray[np.float64] | None = None,
+) -> list[int]:
+    """The rows to put first because the query asks about the present: up to ``PROMOTE`` contexts
+    of the latest session on the query's subject, most on-subject first; [] for other queries.
+
+    ``subject`` (default: ``relevance``) says per context how strongly it is about what the query
+    asks; a context is on the subject at ``PROMOTE_ON_SUBJECT`` of the best subject score or more.
+    The default recipe passes the strongest of its normalised signals, so a statement that matches
+    the question's meaning but not its words still counts.
+    """
+    if relevance.size == 0 or not asks_present(query):
+        return []
+    about = relevance if subject is None else subject
+    peak = float(about.max())
+    if peak <= 0.0:
+        return []
+    line = timeline(snapshot)
+    candidates = [int(r) for r in np.flatnonzero(about >= PROMOTE_ON_SUBJECT * peak)]
+    latest = max(line.session_time[r] for r in candidates)
+    in_latest = [r for r in candidates if line.session_time[r] == latest]
+    in_latest.sort(key=lambda r: (-float(about[r]), -float(relevance[r]), r))
+    return in_latest[:PROMOTE]
+
+
+def put_first(
+    chosen: list[int], scores: dict[int, float], first: list[int], limit: int
+) -> tuple[list[int], dict[int, float]]:
+    """``chosen`` with the rows of ``first`` in it (each taking the place of the lowest-scored other
+    row when the result is full) and scored just above the best, in the order given, so that they
+    rank first. Everything else keeps its place and score."""
+    if not first or limit <= 0:
+        return chosen, scores
+    first = first[:limit]
+    kept = [r for r in chosen if r not in first]
+    room = limit - len(first)
+    if len(kept) > room:
+        drop = set(sorted(kept, key=lambda r: (scores.get(r, 0.0), -chosen.index(r)))[: len(kept) - room])
+        kept = [r for r in kept if r not in drop]
+    out = {r: scores[r] for r in kept if r in scores}
+    raised = max([*out.values(), *(scores.get(r, 0.0) for r in first), 0.0])
+    for row in reversed(first):
+        raised = float(np.nextafter(raised, np.inf))
+        out[row] = raised
+    return [*first, *kept], out
+
+
+def compare_dates(
+    snapshot: ScopeSnapshot, rows: Sequence[int], scores: Sequence[float]
+) -> dict[int, tuple[bool | None, tuple[int, ...]]]:
+    """For each returned row: (latest, rows on the same subject from later sessions).
+
+    Rows scoring at least ``ON_SUBJECT`` of the best returned score are on the query's subject and
+    are compared by their session's time; ``latest`` is None for the others, and for every row when
+    fewer than two sessions are on the subject (nothing to compare).
+    """
+    out: dict[int, tuple[bool | None, tuple[int, ...]]] = {row: (None, ()) for row in rows}
+    if not rows:
+        return out
+    top = max(scores)
+    on_subject = [row for row, score in zip(rows, scores, strict=True) if top > 0 and score >= ON_SUBJECT * top]
+    line = timeline(snapshot)
+    if len({line.session_time[r] for r in on_subject}) < 2:
+        return out
+    for row in on_subject:
+        later = tuple(r for r in on_subject if line.session_time[r] > line.session_time[row])
+        out[row] = (not later, later)
+    return out

@@ -1,0 +1,193 @@
+"""Statements that change over time: dates read from the stored text, questions about the present,
+the latest statement put first, and returned statements compared by date (hand-made chat)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from anchormem.config import Settings
+from anchormem.embed.hashing import HashEmbedder
+from anchormem.ingest.sources import parse_locomo
+from anchormem.memory import Memory
+from anchormem.model import SearchResult
+from anchormem.query.dates import parse_when
+from anchormem.query.recency import asks_present
+from anchormem.query.retrieve import RECIPES, retrieve_with
+from anchormem.scopes import make_scope
+
+FILLER = [
+    ("user", "Can you help me write an email asking for a day off?"),
+    ("assistant", "Of course: keep it short, give the date and offer cover."),
+    ("user", "What's a quick dinner with eggs?"),
+    ("assistant", "A frittata: whisk eggs, add leftovers, bake ten minutes."),
+]
+SESSIONS: list[tuple[str, list[tuple[str, str]]]] = [
+    (
+        "9:12 am on 8 January, 2024",
+        [
+            ("user", "I don't drink coffee, green tea is all I drink."),
+            ("assistant", "Green tea instead of coffee is a gentle choice."),
+            ("user", "I live in Leeds, close to the university."),
+            ("assistant", "Leeds has a great market."),
+            *FILLER,
+        ],
+    ),
+    (
+        "7:40 pm on 2 February, 2024",
+        [
+            *FILLER,
+            ("user", "No coffee for me please, I never drink coffee."),
+            ("assistant", "Noted, no coffee."),
+            ("user", "Running routes near where I live in Leeds?"),
+            ("assistant", "Try the canal towpath."),
+        ],
+    ),
+    (
+        "12:05 pm on 21 March, 2024",
+        [
+            ("user", "Find me a cafe with good tea, I don't drink coffee."),
+            ("assistant", "Try the tea room on the corner; they skip coffee entirely."),
+            *FILLER,
+        ],
+    ),
+    ("8:30 pm on 30 April, 2024", [*FILLER, ("user", "What's the capital of Australia?"), ("assistant", "Canberra.")]),
+    (
+        "10:18 am on 14 June, 2024",
+        [*FILLER, ("user", "We moved house to Porto, by the river."), ("assistant", "Porto!")],
+    ),
+    (
+        "8:02 pm on 9 November, 2024",
+        [*FILLER, ("user", "I started drinking coffee again, a flat white every morning."), ("assistant", "Enjoy it.")],
+    ),
+]
+
+
+def chat() -> dict[str, Any]:
+    conversation: dict[str, Any] = {"speaker_a": "user", "speaker_b": "assistant"}
+    for n, (date, turns) in enumerate(SESSIONS, 1):
+        conversation[f"session_{n}_date_time"] = date
+        conversation[f"session_{n}"] = [
+            {"speaker": s, "dia_id": f"D{n}:{i + 1}", "text": t} for i, (s, t) in enumerate(turns)
+        ]
+    return {"sample_id": "changes", "conversation": conversation, "qa": []}
+
+
+def turn_id(text: str) -> str:
+    for n, (_, turns) in enumerate(SESSIONS, 1):
+        for i, (_, said) in enumerate(turns):
+            if said == text:
+                return f"D{n}:{i + 1}"
+    raise KeyError(text)
+
+
+NEWEST_COFFEE = turn_id("I started drinking coffee again, a flat white every morning.")
+NEWEST_HOME = turn_id("We moved house to Porto, by the river.")
+
+
+@pytest.fixture
+def changes(settings: Settings) -> Iterator[Memory]:
+    memory = Memory(settings, embedder=HashEmbedder(dim=1024))  # wide: few accidental collisions
+    memory.add(parse_locomo([chat()])[0], user_id="u")
+    yield memory
+    memory.close()
+
+
+def search(memory: Memory, query: str, contexts: int, recency: bool = True) -> SearchResult:
+    snap = memory.snapshot(make_scope("u", None, None))
+    settings = replace(memory.settings.retrieval, max_contexts=contexts)
+    vector = memory.embedder.embed([query])[0]
+    return retrieve_with(snap, query, vector, settings, replace(RECIPES["anchormem"], recency=recency))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1:56 pm on 8 May, 2023", datetime(2023, 5, 8, 13, 56)),
+        ("12:10 am on 3 Jan, 2024", datetime(2024, 1, 3, 0, 10)),
+        ("2024-03-23T09:30:00+01:00", datetime(2024, 3, 23, 9, 30)),
+        ("2024-03-23", datetime(2024, 3, 23)),
+        ("29.12.2023, 22:42:04", datetime(2023, 12, 29, 22, 42, 4)),
+        ("March 23, 2024", datetime(2024, 3, 23)),
+        ("23rd of March 2024", datetime(2024, 3, 23)),
+        ("sometime last year", None),
+        ("31 February, 2024", None),
+        (None, None),
+    ],
+)
+def test_dates_are_read_in_their_common_spellings(text: str | None, expected: datetime | None) -> None:
+    assert parse_when(text) == expected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Does the user drink coffee?",
+        "Where does the user live now?",
+        "What is the user's job?",
+        "Is the user vegetarian?",
+        "Who is she dating these days?",
+        "Can the user run?",
+        "Which gym does the user go to?",
+    ],
+)
+def test_questions_about_the_present(question: str) -> None:
+    assert asks_present(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When did the user move to Porto?",
+        "Where did the user live before moving?",
+        "What did the user drink at first?",
+        "What books has Melanie read?",
+        "What shelters does Maria volunteer at?",
+        "How many hikes has Joanna been on?",
+        "How does Nate describe the turtles?",
+        "What did Maria start recently, as mentioned on 3 June, 2023?",
+        "Tell me about the trip",
+    ],
+)
+def test_questions_not_about_the_present(question: str) -> None:
+    assert not asks_present(question)
+
+
+def test_the_latest_statement_reaches_the_top_for_a_present_question(changes: Memory) -> None:
+    question = "Does the user drink coffee?"
+    before = search(changes, question, 3, recency=False)
+    assert NEWEST_COFFEE not in before.turn_ids, "older statements outscore it without the rule"
+    result = search(changes, question, 3)
+    assert NEWEST_COFFEE in result.turn_ids
+    assert NEWEST_COFFEE in result.contexts[0].context.turn_ids, "the latest statement ranks first"
+    assert [h.rank for h in result.contexts] == [1, 2, 3]
+
+
+def test_returned_statements_on_the_subject_are_compared_by_date(changes: Memory) -> None:
+    result = search(changes, "Does the user drink coffee?", 10)
+    newest = next(h for h in result.contexts if NEWEST_COFFEE in h.context.turn_ids)
+    assert newest.latest is True and newest.newer == ()
+    earlier = [h for h in result.contexts if h.latest is False]
+    assert earlier, "the January and February statements are marked earlier"
+    for hit in earlier:
+        assert newest.context.id in hit.newer
+        assert parse_when(hit.context.date) < parse_when(newest.context.date)  # type: ignore[operator]
+    heads = [line for line in result.as_prompt().splitlines() if line.startswith("## ")]
+    marks = [("latest" if line.endswith("[latest]") else "earlier") for line in heads if line.endswith("]")]
+    assert marks and marks[-1] == "latest" and "earlier" in marks, "spans in conversation order, newest last"
+
+
+def test_a_move_is_found_for_where_the_user_lives(changes: Memory) -> None:
+    assert NEWEST_HOME not in search(changes, "Where does the user live now?", 3, recency=False).turn_ids
+    assert NEWEST_HOME in search(changes, "Where does the user live now?", 3).turn_ids
+
+
+def test_questions_about_the_past_are_left_alone(changes: Memory) -> None:
+    for question in ("Where did the user live in January?", "When did the user stop drinking coffee?"):
+        on, off = search(changes, question, 3), search(changes, question, 3, recency=False)
+        assert [h.context.id for h in on.contexts] == [h.context.id for h in off.contexts]
+        assert [h.score for h in on.contexts] == [h.score for h in off.contexts]
