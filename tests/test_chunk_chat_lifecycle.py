@@ -59,3 +59,10 @@ def test_a_chat_that_grows_message_by_message_equals_one_added_at_once(tmp_path:
         for kind in ("turns", "contexts", "facts"):
             assert {r.id for r in once.list(kind, user_id="u")} == {r.id for r in steps.list(kind, user_id="u")}
         assert [c.text for c in once.contexts(user_id="u")] == [c.text for c in steps.contexts(user_id="u")]
+
+
+def test_the_memory_cuts_chats_as_its_settings_say(tmp_path: Path) -> None:
+    paper = Settings.load(env={}, store=str(tmp_path / "p.db"), embed__backend="hash", chunking__chat_chars=0)
+    with Memory(paper, embedder=HashEmbedder()) as mem:
+        mem.add(messages(CHAT, "1"), user_id="u")
+        assert [len(c.turn_ids) for c in mem.contexts(user_id="u")] == [3, 3, 3, 2]  # 3 messages, stride 2
