@@ -24,14 +24,14 @@ CHAT = [
 def _everything(mem: Memory, user: str) -> str:
     parts: list[str] = []
     for kind in ("turns", "contexts", "facts", "events"):
-        parts.extend(repr(r) for r in mem.list(kind, user_id=user))
+        parts.extend(repr(r) for r in mem.records(kind, user_id=user))
     parts.extend(repr(r) for r in mem.export(user_id=user))
     return "\n".join(parts)
 
 
 def test_deleting_one_message_of_a_merged_turn_removes_exactly_its_words(memory: Memory) -> None:
     memory.add(messages(CHAT, "1"), user_id="u")
-    turns = memory.list("turns", user_id="u")
+    turns = memory.records("turns", user_id="u")
     merged = [c for c in memory.contexts(user_id="u") if turns[2].id in c.turn_ids]
     assert len(merged) == 1 and {t.id for t in turns[:4]} <= set(merged[0].turn_ids)  # one turn, one window
     memory.delete(user_id="u", turn=turns[2].id)
@@ -39,7 +39,7 @@ def test_deleting_one_message_of_a_merged_turn_removes_exactly_its_words(memory:
     assert "ham and peas" not in left
     for kept in ("cooking class", "tiramisu day", "Hey there!", "St. Moritz"):
         assert kept in left
-    remaining = {t.id for t in memory.list("turns", user_id="u")}
+    remaining = {t.id for t in memory.records("turns", user_id="u")}
     assert remaining == {t.id for t in turns} - {turns[2].id}
     contexts = memory.contexts(user_id="u")
     assert sorted(tid for c in contexts for tid in c.turn_ids) == sorted(remaining)  # each message once
@@ -57,7 +57,7 @@ def test_a_chat_that_grows_message_by_message_equals_one_added_at_once(tmp_path:
         for n in range(1, len(CHAT) + 1):  # alternating at first, a chat once runs appear
             steps.add(messages(CHAT[:n], "1"), user_id="u")
         for kind in ("turns", "contexts", "facts"):
-            assert {r.id for r in once.list(kind, user_id="u")} == {r.id for r in steps.list(kind, user_id="u")}
+            assert {r.id for r in once.records(kind, user_id="u")} == {r.id for r in steps.records(kind, user_id="u")}
         assert [c.text for c in once.contexts(user_id="u")] == [c.text for c in steps.contexts(user_id="u")]
 
 
