@@ -22,8 +22,8 @@ store, worker = sys.argv[1], int(sys.argv[2])
 cfg = Settings.load(env={}, store=store, embed__backend="hash")
 with Memory(cfg, embedder=HashEmbedder()) as mem:
     for s in range(4):
-        msgs = [{"speaker": "Ana", "session": f"w{worker}s{s}", "text": f"worker {worker} session {s} line {i} cats"}
-                for i in range(7)]
+        msgs = [{"speaker": "AB"[i % 2], "session": f"w{worker}s{s}",
+                 "text": f"worker {worker} session {s} line {i} cats"} for i in range(7)]
         mem.add(msgs, user_id="shared")
         mem.add(msgs, user_id=f"own{worker}")
         mem.search("cats line", user_id="shared")

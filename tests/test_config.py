@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from anchormem.config import Settings
+from anchormem.config import ChunkSettings, Settings
 from anchormem.errors import ConfigError
 
 
@@ -61,3 +61,13 @@ def test_server_store_urls_are_kept_and_the_cache_goes_home() -> None:
     local = Settings.load(env={}, store="sqlite:////tmp/x.db")  # four slashes: an absolute path
     assert not local.store_is_url and local.store_location == "/tmp/x.db"
     assert local.cache_path == Path("/tmp/x.llm-cache.db")
+
+
+def test_chunking_section_selects_the_papers_windows(tmp_path: Path) -> None:
+    cfg = tmp_path / "a.toml"
+    cfg.write_text("[chunking]\nchat_chars = 0\n")
+    assert Settings.load(cfg, env={}).chunking == ChunkSettings.paper()
+    assert Settings.load(env={}).chunking.chat_chars > 0  # chats are cut by length unless asked
+    cfg.write_text("[chunking]\nchat_chars = -1\n")
+    with pytest.raises(ConfigError, match="chat_chars"):
+        Settings.load(cfg, env={})

@@ -54,6 +54,26 @@ class GraphSettings:
 
 
 @dataclass(frozen=True)
+class ChunkSettings:
+    """How a session's messages are cut into contexts (``anchormem.ingest.chunk``).
+
+    Sessions in which the speakers alternate message by message use the paper's rule (§4.1):
+    windows of ``window`` messages starting every ``stride``. A chat session (a speaker sends two
+    messages in a row) is cut into non-overlapping windows of whole speaker turns holding at most
+    ``chat_chars`` characters of text; ``chat_chars = 0`` uses the paper's rule everywhere.
+    """
+
+    window: int = 3
+    stride: int = 2
+    chat_chars: int = 650
+
+    @classmethod
+    def paper(cls) -> ChunkSettings:
+        """The paper's rule for every session: 3 messages per window, stride 2."""
+        return cls(window=3, stride=2, chat_chars=0)
+
+
+@dataclass(frozen=True)
 class RetrievalSettings:
     """Retrieval parameters (paper §4.3). ``variant`` names a retrieval recipe."""
 
@@ -70,6 +90,7 @@ class Settings:
     llm: LLMSettings | None = None
     embed: EmbedSettings = field(default_factory=EmbedSettings)
     graph: GraphSettings = field(default_factory=GraphSettings)
+    chunking: ChunkSettings = field(default_factory=ChunkSettings)
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
 
     @property
@@ -150,7 +171,13 @@ class Settings:
                     raise ConfigError("an LLM needs both a base URL and a model name")
             else:
                 settings = replace(settings, llm=_build(LLMSettings, llm, "llm"))
-        for key, typ in (("embed", EmbedSettings), ("graph", GraphSettings), ("retrieval", RetrievalSettings)):
+        sections = (
+            ("embed", EmbedSettings),
+            ("graph", GraphSettings),
+            ("chunking", ChunkSettings),
+            ("retrieval", RetrievalSettings),
+        )
+        for key, typ in sections:
             if key in data:
                 settings = replace(settings, **{key: _build(typ, data[key], key)})
         _validate(settings)
@@ -162,6 +189,9 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"graph.tau must lie in (0, 1), got {s.graph.tau}")
     if s.graph.n_neighbors < 1:
         raise ConfigError("graph.n_neighbors must be at least 1")
+    c = s.chunking
+    if c.window < 1 or c.stride < 1 or c.chat_chars < 0:
+        raise ConfigError("chunking.window and stride must be >= 1, chat_chars >= 0 (0: the paper's windows only)")
     r = s.retrieval
     if min(r.k_facts, r.k_events + 1, r.max_contexts) < 1:
         raise ConfigError("retrieval.k_facts and max_contexts must be >= 1, k_events >= 0")

@@ -78,6 +78,7 @@ class Ingester:
             integrate_llm=call.wrap(llm, "integration") if llm is not None else None,
             concurrency=settings.llm.concurrency if settings.llm else 1,
             progress=progress or (lambda *_: None),
+            chunking=settings.chunking,
         )
 
     def _store_usage(self, scope: Scope, call: Accounting) -> None:

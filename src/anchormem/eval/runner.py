@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -133,6 +133,7 @@ class EvalConfig:
             "tau": self.tau,
             "n_neighbors": self.n_neighbors,
             "embed_backend": self.settings.embed.backend,
+            "chunking": asdict(self.settings.chunking),
             "llm_model": llm.model if llm is not None else None,
         }
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 import numpy as np
 
-from anchormem.config import GraphSettings
+from anchormem.config import ChunkSettings, GraphSettings
 from anchormem.embed.protocol import Embedder
 from anchormem.errors import LLMError, LLMUnavailableError
 from anchormem.ingest.chunk import chunk_session
@@ -81,6 +81,7 @@ class IngestPipeline:
     integrate_llm: LLM | None = None  # None: extractive events
     concurrency: int = 4
     progress: Progress = _no_progress
+    chunking: ChunkSettings = field(default_factory=ChunkSettings)
 
     def run(self, scope: Scope, turns: Sequence[Turn], pre: Precomputed | None = None) -> IngestReport:
         started = time.perf_counter()
@@ -123,7 +124,7 @@ class IngestPipeline:
             by_session.setdefault(t.session, []).append(t)
         fresh: list[Context] = []
         for session in todo:
-            fresh.extend(chunk_session(scope, by_session.get(session, [])))
+            fresh.extend(chunk_session(scope, by_session.get(session, []), self.chunking))
         report.contexts_added += len(self.store.add_contexts(scope, fresh))
         keep = {c.id for c in fresh}
         stale = [c.id for c in stored if c.session in todo and c.id not in keep]

@@ -8,17 +8,21 @@ A *recipe* names how candidate contexts are scored and chosen (``RetrievalSettin
 - ``bm25``: BM25 (stemmed) top contexts; a lexical baseline without anchors or events.
 - ``rrf``: reciprocal rank fusion of the facts' cosine ranking (mapped to contexts) and the
   contexts' BM25 ranking; a fusion baseline.
-- ``anchormem`` (default): each context gets two signals, the cosine of its best anchor (fact) and
-  BM25 (stemmed) of its text, DATE line included; both are normalised and averaged; contexts are
-  then chosen by maximal marginal relevance over their best anchors' vectors (a context that
-  repeats what a chosen one says gives way to one that adds something), skipping contexts whose
-  turns are all covered. The top events are returned beside, except those whose source contexts
-  are all returned already (``query.events``).
+- ``anchormem`` (default): each context gets two signals, a soft maximum of its anchors' (facts')
+  cosines (the best one, raised a little when several come close: a window in which several
+  messages match gains) and BM25 (stemmed) of its text, DATE line included; both are normalised
+  and averaged; contexts are then chosen by maximal marginal relevance over their best anchors'
+  vectors (a context that repeats what a chosen one says gives way to one that adds something),
+  skipping contexts whose turns are all covered. The top events are returned beside, except those
+  whose source contexts are all returned already (``query.events``). For a question about the
+  present, the latest session on its subject comes first (``query.recency``).
   Each normalised signal is first spread over the turns that overlapping windows share (a turn
   scores its best window, a window the mean of its turns), so a window next to a strong one
   gains: the answer often continues past the matched window.
-- ``anchormem-v1``: ``anchormem`` without that spreading and without the recency rule (the default
-  before; kept for the ladder).
+- ``anchormem-v2``: ``anchormem`` with the plain best fact as the dense signal (the default
+  before the soft maximum; kept for the ladder).
+- ``anchormem-v1``: ``anchormem-v2`` without that spreading and without the recency rule (the first
+  default; kept for the ladder).
 - ``anchormem-events``: ``anchormem`` where events also vote for the contexts of their source
   facts (measured weaker on LoCoMo; kept for the ladder).
 - ``no-events``: ``anchormem`` without events in the result.
@@ -45,7 +49,14 @@ from anchormem.model import ContextHit, EventHit, FactHit, SearchResult
 from anchormem.query.events import events_that_add
 from anchormem.query.fuse import order_by_score, rrf
 from anchormem.query.recency import compare_dates, latest_on_subject, put_first
-from anchormem.query.scoring import context_max, event_votes, expansion_terms, normalise, shared_turn_mean
+from anchormem.query.scoring import (
+    context_max,
+    context_soft_max,
+    event_votes,
+    expansion_terms,
+    normalise,
+    shared_turn_mean,
+)
 from anchormem.query.select import select_diverse, select_ranked
 from anchormem.query.snapshot import ScopeSnapshot
 
@@ -57,7 +68,8 @@ class Recipe:
     """How one retrieval variant scores and chooses contexts."""
 
     mode: str = "hybrid"  # "hybrid" | "rrf" | "paper" | "facts" | "bm25"
-    w_dense: float = 1.0  # cosine of a context's best fact
+    w_dense: float = 1.0  # cosine of a context's best facts (soft maximum, ``dense_temperature``)
+    dense_temperature: float = 0.08  # 0: the best fact alone
     w_lexical: float = 1.0  # BM25 of the context text
     w_fact_lexical: float = 0.0  # BM25 of a context's best fact
     w_events: float = 0.0  # events voting for their source facts' contexts
@@ -74,7 +86,8 @@ class Recipe:
 
 RECIPES: dict[str, Recipe] = {
     "anchormem": Recipe(),
-    "anchormem-v1": Recipe(shared_turns=False, recency=False),
+    "anchormem-v1": Recipe(shared_turns=False, recency=False, dense_temperature=0.0),
+    "anchormem-v2": Recipe(dense_temperature=0.0),
     "anchormem-events": Recipe(w_events=1.0),
     "no-events": Recipe(return_events=False),
     "rrf": Recipe(mode="rrf", return_events=False),
@@ -179,7 +192,7 @@ def _hybrid(
         return signals[-1]
 
     if recipe.w_dense and snapshot.facts:
-        relevance += recipe.w_dense * signal(context_max(snapshot, fact_scores))
+        relevance += recipe.w_dense * signal(context_soft_max(snapshot, fact_scores, recipe.dense_temperature))
         total += recipe.w_dense
     if recipe.w_lexical:
         index = snapshot.context_bm25

@@ -22,6 +22,24 @@ def context_max(snapshot: ScopeSnapshot, fact_values: npt.NDArray[np.floating]) 
     return out
 
 
+def context_soft_max(snapshot: ScopeSnapshot, fact_values: npt.NDArray[np.floating], temperature: float) -> Floats:
+    """Per context, a soft maximum of its facts' values: ``t * log(sum(exp(v / t)))``, the best
+    value plus up to ``t * log(n)`` when several facts come close to it, so a window in which
+    several messages match gains over one with a single match (``-inf`` without facts;
+    ``temperature <= 0``: the plain maximum)."""
+    if temperature <= 0:
+        return context_max(snapshot, fact_values)
+    order, starts, has_facts = snapshot.fact_segments
+    out = np.full(len(snapshot.contexts), -np.inf)
+    if order.size:
+        values = np.asarray(fact_values, dtype=np.float64)[order]
+        top = np.maximum.reduceat(values, starts)
+        seg = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, order.size]))
+        sums = np.add.reduceat(np.exp((values - top[seg]) / temperature), starts)
+        out[has_facts] = top + temperature * np.log(sums)
+    return out
+
+
 def shared_turn_mean(snapshot: ScopeSnapshot, values: Floats) -> Floats:
     """Spread scores over the turns windows share: a turn scores the best window holding it, a
     window the mean of its turns. Windows overlap by a turn, so a window gains when a neighbour
