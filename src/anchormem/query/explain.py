@@ -31,7 +31,14 @@ from anchormem.errors import ConfigError
 from anchormem.model import SearchResult
 from anchormem.query.fuse import order_by_score
 from anchormem.query.retrieve import RECIPES, Recipe, _best_anchor_vectors, top_rows
-from anchormem.query.scoring import context_max, event_votes, expansion_terms, normalise, shared_turn_mean
+from anchormem.query.scoring import (
+    context_max,
+    context_soft_max,
+    event_votes,
+    expansion_terms,
+    normalise,
+    shared_turn_mean,
+)
 from anchormem.query.select import select_diverse, select_ranked
 from anchormem.query.snapshot import ScopeSnapshot
 
@@ -87,7 +94,9 @@ def explain(
     q = np.asarray(query_vector, dtype=np.float32).ravel()
     n = len(snapshot.contexts)
     fact_scores = snapshot.fact_vectors @ q if snapshot.facts else np.zeros(0, np.float32)
-    dense_raw = context_max(snapshot, fact_scores) if snapshot.facts else np.full(n, -np.inf)
+    dense_raw = (
+        context_soft_max(snapshot, fact_scores, recipe.dense_temperature) if snapshot.facts else np.full(n, -np.inf)
+    )
     lexical_raw = snapshot.context_bm25.scores(result.query) if n else np.zeros(0)
     rows = [snapshot.context_row[hit.context.id] for hit in result.contexts if hit.context.id in snapshot.context_row]
     returned = {hit.context.id: hit.score for hit in result.contexts}
@@ -140,7 +149,11 @@ def _hybrid(
         spread = shared_turn_mean(snapshot, scaled) if recipe.shared_turns else scaled
         parts.append((name, weight, raw, scaled, spread))
 
-    dense_raw = context_max(snapshot, fact_scores) if snapshot.facts else np.full(len(snapshot.contexts), -np.inf)
+    dense_raw = (
+        context_soft_max(snapshot, fact_scores, recipe.dense_temperature)
+        if snapshot.facts
+        else np.full(len(snapshot.contexts), -np.inf)
+    )
     if recipe.w_dense and snapshot.facts:
         add("anchor", recipe.w_dense, dense_raw)
     if recipe.w_lexical:
