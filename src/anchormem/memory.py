@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, overload
 
+from anchormem.closeable import Closeable
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
 from anchormem.errors import InputError, NotFoundError
@@ -48,7 +49,7 @@ RecordKind = Literal["turns", "contexts", "facts", "events"]
 RECORD_KINDS: tuple[RecordKind, ...] = ("turns", "contexts", "facts", "events")
 
 
-class Memory:
+class Memory(Closeable):
     """Long-term memory for one store: add conversations, search, answer, inspect, forget.
 
     Nothing is loaded until it is needed: the embedding model on the first add or
@@ -353,9 +354,3 @@ class Memory:
 
     def close(self) -> None:
         self._parts.close()
-
-    def __enter__(self) -> Memory:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
