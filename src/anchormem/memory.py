@@ -332,21 +332,21 @@ class Memory(Closeable):
         turns of a touched session are re-cut into windows. ``all`` with only ``user_id``
         deletes every agent and run of that user. Exactly one target must be given.
         """
-        return self._lifecycle.delete(
-            user_id=user_id, agent_id=agent_id, run_id=run_id, session=session, turn=turn, context=context, all=all
-        )
+        if sum(x is not None for x in (session, turn, context)) + bool(all) != 1:
+            raise InputError("delete needs exactly one target: session, turn, context or all")
+        return self._lifecycle.delete(make_scope(user_id, agent_id, run_id), session, turn, context, all)
 
     def history(
         self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None, limit: int | None = None
     ) -> list[HistoryEntry]:
         """The append-only record of changes to a memory (and its agent/run scopes), oldest first."""
-        return self._lifecycle.history(user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit)
+        return self._lifecycle.history(make_scope(user_id, agent_id, run_id), limit)
 
     def export(
         self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
     ) -> Iterator[dict[str, Any]]:
         """A user's memory (every agent/run scope under it unless narrowed) as JSONL-ready records."""
-        return self._lifecycle.export(user_id=user_id, agent_id=agent_id, run_id=run_id)
+        return self._lifecycle.export(make_scope(user_id, agent_id, run_id))
 
     def import_records(self, records: Iterable[Mapping[str, Any]]) -> ImportReport:
         """Load an export into empty scopes of this store; validates everything before writing."""
