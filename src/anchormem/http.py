@@ -13,10 +13,11 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any
 
 import httpx
 
+from anchormem.closeable import Closeable
 from anchormem.errors import AnchorMemError, ConfigError
 
 RETRYABLE_STATUS = frozenset({408, 429})
@@ -82,7 +83,7 @@ class RetryPolicy:
         return delay
 
 
-class JsonEndpoint:
+class JsonEndpoint(Closeable):
     """POSTs JSON to one URL and returns the decoded JSON object, retrying transient failures
     under ``policy``. Thread-safe (one pooled httpx client)."""
 
@@ -164,11 +165,19 @@ class JsonEndpoint:
     def close(self) -> None:
         self._client.close()
 
-    def __enter__(self) -> Self:
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+class EndpointClient(Closeable):
+    """A client that talks to one :class:`JsonEndpoint` (``self._endpoint``): its URL, and
+    closing the client closes the endpoint's connections."""
+
+    _endpoint: JsonEndpoint
+
+    @property
+    def url(self) -> str:
+        return self._endpoint.url
+
+    def close(self) -> None:
+        self._endpoint.close()
 
 
 def snippet(text: str, limit: int = 200) -> str:

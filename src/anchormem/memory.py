@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, overload
 
+from anchormem.closeable import Closeable
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
 from anchormem.errors import InputError, NotFoundError
@@ -49,7 +50,7 @@ RecordKind = Literal["turns", "contexts", "facts", "events"]
 RECORD_KINDS: tuple[RecordKind, ...] = ("turns", "contexts", "facts", "events")
 
 
-class Memory:
+class Memory(Closeable):
     """Long-term memory for one store: add conversations, search, answer, inspect, forget.
 
     Nothing is loaded until it is needed: the embedding model on the first add or
@@ -333,21 +334,21 @@ class Memory:
         turns of a touched session are re-cut into windows. ``all`` with only ``user_id``
         deletes every agent and run of that user. Exactly one target must be given.
         """
-        return self._lifecycle.delete(
-            user_id=user_id, agent_id=agent_id, run_id=run_id, session=session, turn=turn, context=context, all=all
-        )
+        if sum(x is not None for x in (session, turn, context)) + bool(all) != 1:
+            raise InputError("delete needs exactly one target: session, turn, context or all")
+        return self._lifecycle.delete(make_scope(user_id, agent_id, run_id), session, turn, context, all)
 
     def history(
         self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None, limit: int | None = None
     ) -> list[HistoryEntry]:
         """The append-only record of changes to a memory (and its agent/run scopes), oldest first."""
-        return self._lifecycle.history(user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit)
+        return self._lifecycle.history(make_scope(user_id, agent_id, run_id), limit)
 
     def export(
         self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
     ) -> Iterator[dict[str, Any]]:
         """A user's memory (every agent/run scope under it unless narrowed) as JSONL-ready records."""
-        return self._lifecycle.export(user_id=user_id, agent_id=agent_id, run_id=run_id)
+        return self._lifecycle.export(make_scope(user_id, agent_id, run_id))
 
     def import_records(self, records: Iterable[Mapping[str, Any]]) -> ImportReport:
         """Load an export into empty scopes of this store; validates everything before writing."""
@@ -355,9 +356,3 @@ class Memory:
 
     def close(self) -> None:
         self._parts.close()
-
-    def __enter__(self) -> Memory:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

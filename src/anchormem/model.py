@@ -8,7 +8,7 @@ re-adding the same turns creates nothing new.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 from anchormem.prompt_block import render_prompt
@@ -168,25 +168,14 @@ class Usage:
     failed_calls: int = 0
 
     def add(self, other: Usage) -> None:
-        self.calls += other.calls
-        self.prompt_tokens += other.prompt_tokens
-        self.completion_tokens += other.completion_tokens
-        self.seconds += other.seconds
-        self.cached_calls += other.cached_calls
-        self.failed_calls += other.failed_calls
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     def since(self, earlier: Usage | None) -> Usage:
         """What was used after ``earlier`` (a snapshot of the same counter)."""
         if earlier is None:
             return replace(self)
-        return Usage(
-            calls=self.calls - earlier.calls,
-            prompt_tokens=self.prompt_tokens - earlier.prompt_tokens,
-            completion_tokens=self.completion_tokens - earlier.completion_tokens,
-            seconds=self.seconds - earlier.seconds,
-            cached_calls=self.cached_calls - earlier.cached_calls,
-            failed_calls=self.failed_calls - earlier.failed_calls,
-        )
+        return Usage(**{f.name: getattr(self, f.name) - getattr(earlier, f.name) for f in fields(self)})
 
 
 @dataclass

@@ -4,7 +4,8 @@ settings they give, and the one way a command is run (``handler(args) -> result`
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from anchormem.config import Settings
@@ -44,6 +45,20 @@ def scope_options(p: argparse.ArgumentParser, required: bool = True) -> None:
     p.add_argument("--user", required=required, help="user id (whose memory)")
     p.add_argument("--agent", help="agent id (optional finer scope)")
     p.add_argument("--run", help="run id (optional finer scope)")
+
+
+@contextmanager
+def subcommand(
+    sub: Any, name: str, help: str, handler: Handler, *, scoped: bool = True
+) -> Iterator[argparse.ArgumentParser]:
+    """Register the command ``name`` (run by ``handler``): ``--user/--agent/--run`` unless it is not
+    ``scoped``, then the arguments the ``with`` block adds, then the store and model options."""
+    p = sub.add_parser(name, help=help)
+    if scoped:
+        scope_options(p)
+    yield p
+    store_options(p)
+    p.set_defaults(handler=handler)
 
 
 def variant_option(p: argparse.ArgumentParser) -> None:

@@ -10,42 +10,30 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from anchormem.cli.common import open_memory, scope_options, store_options
+from anchormem.cli.common import open_memory, subcommand
 from anchormem.errors import InputError
 from anchormem.serialize import to_jsonable
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("delete", help="forget a session, turn or context (and all derived from it), or a whole user")
-    scope_options(p)
-    target = p.add_mutually_exclusive_group(required=True)
-    target.add_argument("--session", help="session label, e.g. 3")
-    target.add_argument("--turn", help="turn id, e.g. D3:7")
-    target.add_argument("--context", help="context id (c-…): deletes the turns it holds")
-    target.add_argument(
-        "--all",
-        action="store_true",
-        help="the whole memory (every agent/run of the user unless --agent/--run narrow it)",
-    )
-    store_options(p)
-    p.set_defaults(handler=cmd_delete)
-
-    p = sub.add_parser("history", help="the append-only record of changes to a memory")
-    scope_options(p)
-    p.add_argument("--limit", type=int, help="only the newest N entries")
-    store_options(p)
-    p.set_defaults(handler=cmd_history)
-
-    p = sub.add_parser("export", help="write a user's memory as JSONL (stdout, or --out FILE)")
-    scope_options(p)
-    p.add_argument("--out", help="file to write (written whole, then renamed into place)")
-    store_options(p)
-    p.set_defaults(handler=cmd_export)
-
-    p = sub.add_parser("import", help="load a JSONL export into empty scopes of the store")
-    p.add_argument("file", help="the export (JSONL; - for stdin)")
-    store_options(p)
-    p.set_defaults(handler=cmd_import)
+    with subcommand(
+        sub, "delete", "forget a session, turn or context (and all derived from it), or a whole user", cmd_delete
+    ) as p:
+        target = p.add_mutually_exclusive_group(required=True)
+        target.add_argument("--session", help="session label, e.g. 3")
+        target.add_argument("--turn", help="turn id, e.g. D3:7")
+        target.add_argument("--context", help="context id (c-…): deletes the turns it holds")
+        target.add_argument(
+            "--all",
+            action="store_true",
+            help="the whole memory (every agent/run of the user unless --agent/--run narrow it)",
+        )
+    with subcommand(sub, "history", "the append-only record of changes to a memory", cmd_history) as p:
+        p.add_argument("--limit", type=int, help="only the newest N entries")
+    with subcommand(sub, "export", "write a user's memory as JSONL (stdout, or --out FILE)", cmd_export) as p:
+        p.add_argument("--out", help="file to write (written whole, then renamed into place)")
+    with subcommand(sub, "import", "load a JSONL export into empty scopes of the store", cmd_import, scoped=False) as p:
+        p.add_argument("file", help="the export (JSONL; - for stdin)")
 
 
 def cmd_delete(args: argparse.Namespace) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from anchormem.cli.common import scope_kwargs, scope_options, store_options, variant_option, with_memory
+from anchormem.cli.common import scope_kwargs, subcommand, variant_option, with_memory
 from anchormem.cli.progress import Bars
 from anchormem.errors import InputError
 from anchormem.serialize import report_dict
@@ -21,54 +21,36 @@ K_HELP = (
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("add", help="add a conversation (LoCoMo file or JSON/JSONL messages)")
-    p.add_argument("file")
-    scope_options(p)
-    p.add_argument("--sample", help="LoCoMo sample id to add (e.g. conv-26)")
-    p.add_argument(
-        "--all-samples", action="store_true", help="add every LoCoMo sample, each as its own run (--run = sample id)"
-    )
-    p.add_argument("--facts", help="precomputed facts JSONL (records with dia_ids and facts)")
-    p.add_argument("--events", help="precomputed events JSONL (records with event and source_facts)")
-    store_options(p)
-    p.set_defaults(handler=with_memory(cmd_add))
-
-    p = sub.add_parser("search", help="retrieve memories for a query, with provenance")
-    p.add_argument("query")
-    scope_options(p)
-    p.add_argument("--k", type=int, help=K_HELP)
-    p.add_argument("--max-contexts", type=int, help="at most this many contexts (default: --k if given, else 10)")
-    variant_option(p)
-    store_options(p)
-    p.set_defaults(handler=with_memory(cmd_search))
-
-    p = sub.add_parser("answer", help="answer a question from memory with the configured LLM")
-    p.add_argument("question")
-    scope_options(p)
-    p.add_argument("--k", type=int, help=K_HELP)
-    store_options(p)
-    p.set_defaults(handler=with_memory(cmd_answer))
-
-    p = sub.add_parser("stats", help="counts of contexts, facts, events and LLM usage")
-    scope_options(p)
-    store_options(p)
-    p.set_defaults(handler=with_memory(cmd_stats))
-
-    p = sub.add_parser("list", help="list turns, contexts, facts or events of a memory")
-    p.add_argument("kind", choices=KINDS)
-    scope_options(p)
-    store_options(p)
-    p.set_defaults(handler=with_memory(cmd_list))
-
-    p = sub.add_parser("get", help="show one record by id (c-…, f-…, e-… or a turn id)")
-    p.add_argument("id")
-    scope_options(p)
-    store_options(p)
-    p.set_defaults(handler=with_memory(cmd_get))
-
-    p = sub.add_parser("users", help="list the memories (user / agent / run) in the store")
-    store_options(p)
-    p.set_defaults(handler=with_memory(cmd_users))
+    with subcommand(sub, "add", "add a conversation (LoCoMo file or JSON/JSONL messages)", with_memory(cmd_add)) as p:
+        p.add_argument("file")
+        p.add_argument("--sample", help="LoCoMo sample id to add (e.g. conv-26)")
+        p.add_argument(
+            "--all-samples",
+            action="store_true",
+            help="add every LoCoMo sample, each as its own run (--run = sample id)",
+        )
+        p.add_argument("--facts", help="precomputed facts JSONL (records with dia_ids and facts)")
+        p.add_argument("--events", help="precomputed events JSONL (records with event and source_facts)")
+    with subcommand(sub, "search", "retrieve memories for a query, with provenance", with_memory(cmd_search)) as p:
+        p.add_argument("query")
+        p.add_argument("--k", type=int, help=K_HELP)
+        p.add_argument("--max-contexts", type=int, help="at most this many contexts (default: --k if given, else 10)")
+        variant_option(p)
+    with subcommand(
+        sub, "answer", "answer a question from memory with the configured LLM", with_memory(cmd_answer)
+    ) as p:
+        p.add_argument("question")
+        p.add_argument("--k", type=int, help=K_HELP)
+    with subcommand(sub, "stats", "counts of contexts, facts, events and LLM usage", with_memory(cmd_stats)):
+        pass
+    with subcommand(sub, "list", "list turns, contexts, facts or events of a memory", with_memory(cmd_list)) as p:
+        p.add_argument("kind", choices=KINDS)
+    with subcommand(sub, "get", "show one record by id (c-…, f-…, e-… or a turn id)", with_memory(cmd_get)) as p:
+        p.add_argument("id")
+    with subcommand(
+        sub, "users", "list the memories (user / agent / run) in the store", with_memory(cmd_users), scoped=False
+    ):
+        pass
 
 
 def cmd_add(mem: Memory, args: argparse.Namespace) -> Any:

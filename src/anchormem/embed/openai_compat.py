@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Self
+from typing import Any
 
 import httpx
 import numpy as np
@@ -14,7 +14,7 @@ import numpy as np
 from anchormem.embed.protocol import Vectors
 from anchormem.embed.vectors import batches, empty_vectors, l2_normalize
 from anchormem.errors import ConfigError, EmbeddingError
-from anchormem.http import EndpointErrors, JsonEndpoint, RetryPolicy, endpoint_url, snippet
+from anchormem.http import EndpointClient, EndpointErrors, JsonEndpoint, RetryPolicy, endpoint_url, snippet
 
 EMBEDDING_ERRORS = EndpointErrors(unavailable=EmbeddingError, rejected=EmbeddingError, bad_response=EmbeddingError)
 
@@ -25,7 +25,7 @@ def embeddings_url(base_url: str) -> str:
     return endpoint_url(base_url, "embeddings", label="embedding")
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(EndpointClient):
     """Embeds through ``POST {base_url}/v1/embeddings`` in batches; vectors are L2-normalised.
 
     ``dim`` may be given up front; otherwise it is learned from the first answer (reading
@@ -69,10 +69,6 @@ class OpenAIEmbedder:
         return self._model
 
     @property
-    def url(self) -> str:
-        return self._endpoint.url
-
-    @property
     def dim(self) -> int:
         if self._dim is None:
             self.embed(["dimension probe"])
@@ -84,15 +80,6 @@ class OpenAIEmbedder:
             return empty_vectors(self._dim or 0)
         parts = [self._embed_batch(list(batch)) for batch in batches(texts, self._batch_size)]
         return l2_normalize(np.concatenate(parts, axis=0))
-
-    def close(self) -> None:
-        self._endpoint.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def _embed_batch(self, texts: list[str]) -> Vectors:
         # some servers reject empty inputs; a single space embeds to the same "nothing"

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from anchormem.config import GraphSettings, LLMSettings, Settings
 from anchormem.errors import ConfigError, LLMError, LLMNotConfiguredError, LLMResponseError
@@ -50,6 +50,7 @@ __all__ = [
     "EvalResult",
     "LocomoRun",
     "MemoryFactory",
+    "RunOptions",
     "eval_variants",
     "render_facts",
     "run_locomo",
@@ -160,23 +161,25 @@ def render_facts(result: SearchResult) -> str:
     return "\n\n".join(blocks + ([events] if events else []))
 
 
-class LocomoRun:
-    """One evaluation run. ``memory_factory`` builds the Memory from the run's settings; ``reader`` and
-    ``judge`` override the LLMs the config names (tests pass fakes)."""
+class RunOptions(TypedDict, total=False):
+    """What an evaluation run may be given besides its config: ``memory_factory`` builds the Memory
+    from the run's settings (default :class:`Memory`); ``reader`` and ``judge`` override the LLMs
+    the config names (tests pass fakes); ``progress`` is told how far ingest and questions are."""
 
-    def __init__(
-        self,
-        config: EvalConfig,
-        *,
-        memory_factory: MemoryFactory = Memory,
-        reader: LLM | None = None,
-        judge: LLM | None = None,
-        progress: Progress | None = None,
-    ) -> None:
+    memory_factory: MemoryFactory
+    reader: LLM | None
+    judge: LLM | None
+    progress: Progress | None
+
+
+class LocomoRun:
+    """One evaluation run of ``config`` (see :class:`RunOptions` for the rest)."""
+
+    def __init__(self, config: EvalConfig, **options: Unpack[RunOptions]) -> None:
         self.config = config
-        self._factory = memory_factory
-        self._reader, self._judge_llm = reader, judge
-        self._progress = progress or (lambda *_: None)
+        self._factory = options.get("memory_factory", Memory)
+        self._reader, self._judge_llm = options.get("reader"), options.get("judge")
+        self._progress = options.get("progress") or (lambda *_: None)
         self._opened: list[LLM] = []  # LLMs this run opened (and closes)
 
     def run(self) -> EvalResult:
@@ -382,14 +385,6 @@ def _model(llm: LLM | Judge | None) -> str | None:
     return llm.model if llm is not None else None
 
 
-def run_locomo(
-    config: EvalConfig,
-    *,
-    memory_factory: MemoryFactory = Memory,
-    reader: LLM | None = None,
-    judge: LLM | None = None,
-    progress: Progress | None = None,
-) -> EvalResult:
+def run_locomo(config: EvalConfig, **options: Unpack[RunOptions]) -> EvalResult:
     """Run the LoCoMo evaluation described by ``config`` (see :class:`LocomoRun`)."""
-    run = LocomoRun(config, memory_factory=memory_factory, reader=reader, judge=judge, progress=progress)
-    return run.run()
+    return LocomoRun(config, **options).run()

@@ -9,6 +9,7 @@ ingest: ``rebuild`` (re-derive what the surviving words still support after a de
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from anchormem.errors import InputError
@@ -19,50 +20,33 @@ from anchormem.lifecycle.locks import WriterLocks
 from anchormem.model import DeleteReport, HistoryEntry, ImportReport, Scope
 from anchormem.parts import Parts
 from anchormem.query.cache import SnapshotCache
-from anchormem.scopes import make_scope, no_memory
+from anchormem.scopes import no_memory
 
 
+@dataclass(frozen=True)
 class Lifecycle:
-    """delete, history, export and import_records of one memory (see :class:`~anchormem.memory.Memory`)."""
+    """delete, history, export and import_records of one memory (see :class:`~anchormem.memory.Memory`,
+    which checks the arguments and names the scope)."""
 
-    def __init__(
-        self,
-        parts: Parts,
-        locks: WriterLocks,
-        snapshots: SnapshotCache,
-        rebuild: forgetting.Rebuild,
-        made_by: Callable[[], Mapping[str, Any]],
-    ) -> None:
-        self._parts = parts
-        self._locks = locks
-        self._snapshots = snapshots
-        self._rebuild = rebuild
-        self._made_by = made_by
+    _parts: Parts
+    _locks: WriterLocks
+    _snapshots: SnapshotCache
+    _rebuild: forgetting.Rebuild
+    _made_by: Callable[[], Mapping[str, Any]]
 
     def delete(
-        self,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        session: str | None = None,
-        turn: str | None = None,
-        context: str | None = None,
-        all: bool = False,
+        self, scope: Scope, session: str | None, turn: str | None, context: str | None, all: bool
     ) -> DeleteReport:
-        targets = sum(x is not None for x in (session, turn, context)) + bool(all)
-        if targets != 1:
-            raise InputError("delete needs exactly one target: session, turn, context or all")
-        make_scope(user_id, agent_id, run_id)
-        with self._locks.of(user_id):
+        """Forget one target of ``scope`` (exactly one of them is given), or ``all`` of it."""
+        with self._locks.of(scope.user_id):
             if all:
-                return self._delete_all(user_id, agent_id, run_id)
-            return self._delete_target(Scope(user_id, agent_id, run_id), session, turn, context)
+                return self._delete_all(scope)
+            return self._delete_target(scope, session, turn, context)
 
-    def _delete_all(self, user_id: str, agent_id: str | None, run_id: str | None) -> DeleteReport:
+    def _delete_all(self, under: Scope) -> DeleteReport:
         store = self._parts.store
         reports = []
-        for scope in forgetting.scopes_under(store, user_id, agent_id, run_id):
+        for scope in forgetting.scopes_under(store, under.user_id, under.agent_id, under.run_id):
             reports.append(forgetting.delete_scope(store, scope, self._parts.response_cache()))
             chronicle.record_delete(store, scope, {"all": True}, reports[-1], {})
             self._snapshots.forget(scope)
@@ -80,23 +64,17 @@ class Lifecycle:
         chronicle.record_delete(store, scope, target, report, self._made_by())
         return report
 
-    def history(
-        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None, limit: int | None = None
-    ) -> list[HistoryEntry]:
-        make_scope(user_id, agent_id, run_id)
+    def history(self, scope: Scope, limit: int | None) -> list[HistoryEntry]:
         if limit is not None and (not isinstance(limit, int) or limit < 0):
             raise InputError("limit must be a non-negative integer")
         store = self._parts.store
-        entries = store.history(Scope(user_id, agent_id, run_id), limit)
-        if not entries and store.version(Scope(user_id, agent_id, run_id)) == 0:
-            forgetting.scopes_under(store, user_id, agent_id, run_id)  # raises NotFoundError
+        entries = store.history(scope, limit)
+        if not entries and store.version(scope) == 0:
+            forgetting.scopes_under(store, scope.user_id, scope.agent_id, scope.run_id)  # raises NotFoundError
         return entries
 
-    def export(
-        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
-    ) -> Iterator[dict[str, Any]]:
-        make_scope(user_id, agent_id, run_id)
-        scopes = forgetting.scopes_under(self._parts.store, user_id, agent_id, run_id)
+    def export(self, scope: Scope) -> Iterator[dict[str, Any]]:
+        scopes = forgetting.scopes_under(self._parts.store, scope.user_id, scope.agent_id, scope.run_id)
         name, dim = self._parts.stored_embedder()
         return portable.export_records(self._parts.store, scopes, name, dim)
 

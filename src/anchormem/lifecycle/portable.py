@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -39,67 +39,33 @@ def export_records(store: Store, scopes: Iterable[Scope], embedder: str | None, 
     for scope in scopes:
         yield {"type": "scope", "user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
         for t in store.turns(scope):
-            yield {
-                "type": "turn",
-                "id": t.id,
-                "session": t.session,
-                "position": t.position,
-                "speaker": t.speaker,
-                "text": t.text,
-                "timestamp": t.timestamp,
-                "image_caption": t.image_caption,
-            }
+            yield {"type": "turn", **_plain(t)}
         states = {s.context_id: s for s in store.extraction_states(scope)}
         for c in store.contexts(scope):
             st = states.get(c.id, ExtractionState(c.id, "pending"))
-            yield {
-                "type": "context",
-                "id": c.id,
-                "session": c.session,
-                "position": c.position,
-                "turn_ids": list(c.turn_ids),
-                "date": c.date,
-                "text": c.text,
-                "status": st.status,
-                "error": st.error,
-                "attempts": st.attempts,
-            }
+            yield {"type": "context", **_plain(c), "status": st.status, "error": st.error, "attempts": st.attempts}
         unlinked = set(store.unlinked_facts(scope))
         facts, fvecs = store.fact_matrix(scope)
         for f, v in zip(facts, fvecs, strict=True):
-            yield {
-                "type": "fact",
-                "id": f.id,
-                "context_id": f.context_id,
-                "text": f.text,
-                "source": f.source,
-                "linked": f.id not in unlinked,
-                "vector": _b64(v),
-            }
+            yield {"type": "fact", **_plain(f), "linked": f.id not in unlinked, "vector": _b64(v)}
         events, evecs = store.event_matrix(scope)
         for e, v in zip(events, evecs, strict=True):
-            yield {
-                "type": "event",
-                "id": e.id,
-                "text": e.text,
-                "fact_ids": list(e.fact_ids),
-                "source": e.source,
-                "vector": _b64(v),
-            }
+            yield {"type": "event", **_plain(e), "vector": _b64(v)}
         for phase, u in store.usage(scope).items():
-            yield {
-                "type": "usage",
-                "phase": phase,
-                "calls": u.calls,
-                "prompt_tokens": u.prompt_tokens,
-                "completion_tokens": u.completion_tokens,
-                "seconds": u.seconds,
-                "cached_calls": u.cached_calls,
-                "failed_calls": u.failed_calls,
-            }
+            yield {"type": "usage", "phase": phase, **_plain(u)}
         for h in store.history(scope):
             if h.scope == scope:
                 yield {"type": "history", "timestamp": h.timestamp, "op": h.op, "detail": h.detail}
+
+
+def _plain(record: Turn | Context | Fact | Event | Usage) -> dict[str, Any]:
+    """A record's fields in their declared order, as JSON values (tuples become lists): the
+    export record of that kind is ``type`` and these (and what the kind adds)."""
+    out: dict[str, Any] = {}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        out[f.name] = list(value) if isinstance(value, tuple) else value
+    return out
 
 
 @dataclass

@@ -10,8 +10,9 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
+from anchormem.closeable import Closeable
 from anchormem.errors import StoreError
 from anchormem.llm.keys import cache_key, canonical_json, request_payload
 from anchormem.llm.protocol import LLM, Completion, CompletionParams, Message
@@ -30,7 +31,7 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
-class CachedLLM:
+class CachedLLM(Closeable):
     """An :class:`~anchormem.llm.protocol.LLM` that answers repeated requests from
     ``path``. Thread-safe. A hit returns the stored completion with ``cached=True``
     (its token counts are those of the original call); failures are never cached."""
@@ -94,12 +95,6 @@ class CachedLLM:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _get(self, key: str) -> Completion | None:
         rows = self._query(

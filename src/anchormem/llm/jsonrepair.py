@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from anchormem.errors import LLMResponseError
 
@@ -121,34 +121,17 @@ class _Parser:
     def _array(self) -> list[Any]:
         self.i += 1
         items: list[Any] = []
-        while True:
-            if self._eof():
-                return _kept(items)
-            ch = self.s[self.i]
-            if ch == "]":
-                self.i += 1
-                return items
-            if ch == ",":
-                self.i += 1
-                continue
+        while (at := self._next_item("]")) == "item":
             try:
                 items.append(self.value())
             except _Truncated:
                 return _kept(items)
+        return items if at == "closed" else _kept(items)
 
     def _object(self) -> dict[str, Any]:
         self.i += 1
         pairs: dict[str, Any] = {}
-        while True:
-            if self._eof():
-                return _kept(pairs)
-            ch = self.s[self.i]
-            if ch == "}":
-                self.i += 1
-                return pairs
-            if ch == ",":
-                self.i += 1
-                continue
+        while (at := self._next_item("}")) == "item":
             try:
                 key = self._key()
                 if self._eof():
@@ -159,6 +142,20 @@ class _Parser:
                 pairs[key] = self.value()
             except _Truncated:
                 return _kept(pairs)
+        return pairs if at == "closed" else _kept(pairs)
+
+    def _next_item(self, close: str) -> Literal["item", "closed", "end"]:
+        """Inside a list or object, skip commas: ``item`` where the next member starts,
+        ``closed`` just past ``close``, ``end`` where the text ends (a cut-off container)."""
+        while not self._eof():
+            ch = self.s[self.i]
+            if ch == close:
+                self.i += 1
+                return "closed"
+            if ch != ",":
+                return "item"
+            self.i += 1
+        return "end"
 
     def _key(self) -> str:
         ch = self.s[self.i]

@@ -12,13 +12,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Self
+from typing import Any
 
 import httpx
 
 from anchormem.config import LLMSettings
 from anchormem.errors import LLMError, LLMResponseError, LLMUnavailableError
-from anchormem.http import EndpointErrors, JsonEndpoint, RetryPolicy, endpoint_url, snippet
+from anchormem.http import EndpointClient, EndpointErrors, JsonEndpoint, RetryPolicy, endpoint_url, snippet
 from anchormem.llm.keys import estimate_prompt_tokens, estimate_tokens
 from anchormem.llm.protocol import Completion, CompletionParams, Message
 
@@ -31,7 +31,7 @@ def chat_completions_url(base_url: str) -> str:
     return endpoint_url(base_url, "chat/completions", label="LLM")
 
 
-class OpenAICompatLLM:
+class OpenAICompatLLM(EndpointClient):
     """The :class:`~anchormem.llm.protocol.LLM` protocol over HTTP. Thread-safe.
 
     ``transport`` replaces the network (tests); ``backoff`` is the first retry delay in
@@ -63,19 +63,6 @@ class OpenAICompatLLM:
     @property
     def model(self) -> str:
         return self._settings.model
-
-    @property
-    def url(self) -> str:
-        return self._endpoint.url
-
-    def close(self) -> None:
-        self._endpoint.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def complete(self, messages: list[Message], params: CompletionParams | None = None) -> Completion:
         params = params or CompletionParams(temperature=self._settings.temperature)

@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from anchormem.errors import LLMResponseError
-from anchormem.llm.jsonrepair import clean_response, loads_lenient
 from anchormem.llm.protocol import Message
+from anchormem.prompts.reply import one_line, read_reply
 
 VERSION = "answer-v1"
+EMPTY = "the answer is empty"
 
 SYSTEM = "You answer questions about past conversations, using only the memories you are given."
 
@@ -67,15 +68,7 @@ def label_turns(context_text: str, turn_ids: Sequence[str]) -> str:
 def parse(text: str) -> tuple[str, list[str]]:
     """(answer, cited turn ids). Cited ids are as the model wrote them: check them against
     the turns it was shown. Raises :class:`LLMResponseError` on an empty or broken answer."""
-    cleaned = clean_response(text)
-    if not cleaned:
-        raise LLMResponseError("the answer is empty")
-    try:
-        value: Any = loads_lenient(cleaned)
-    except LLMResponseError:
-        if cleaned[0] == "{":
-            raise
-        value = None
+    cleaned, value = read_reply(text, empty=EMPTY, json_starts="{")
     if isinstance(value, dict):
         return _answer_field(value), _turn_ids(value)
     if isinstance(value, str):
@@ -110,7 +103,4 @@ def _turn_ids(value: dict[str, Any]) -> list[str]:
 
 
 def _nonempty(text: str) -> str:
-    result = " ".join(text.split())
-    if not result:
-        raise LLMResponseError("the answer is empty")
-    return result
+    return one_line(text, empty=EMPTY)

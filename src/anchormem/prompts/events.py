@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from anchormem.errors import InputError, LLMResponseError
-from anchormem.llm.jsonrepair import clean_response, loads_lenient
 from anchormem.llm.protocol import Message
+from anchormem.prompts.reply import one_line, read_reply
 
 VERSION = "events-v1"
 
@@ -47,15 +47,7 @@ def build(pairs: Sequence[tuple[str, str]]) -> list[Message]:
 
 def parse(text: str) -> str:
     """The event paragraph of an answer: ``{"event": "..."}``, a JSON string, or plain text."""
-    cleaned = clean_response(text)
-    if not cleaned:
-        raise LLMResponseError("the event answer is empty")
-    try:
-        value: Any = loads_lenient(cleaned)
-    except LLMResponseError:
-        if cleaned[0] in "[{":
-            raise
-        value = None
+    cleaned, value = read_reply(text, empty="the event answer is empty", json_starts="[{")
     if isinstance(value, dict):
         return _event_field(value)
     if isinstance(value, list) and cleaned[0] == "[":
@@ -83,7 +75,4 @@ def _drop_label(text: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    result = " ".join(text.split())
-    if not result:
-        raise LLMResponseError("the event text is empty")
-    return result
+    return one_line(text, empty="the event text is empty")

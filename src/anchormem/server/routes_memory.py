@@ -92,14 +92,7 @@ async def _threaded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 )
 async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
     result = await run_in_threadpool(
-        service.memory.search,
-        body.query,
-        user_id=user_id,
-        agent_id=body.agent_id,
-        run_id=body.run_id,
-        k=body.k,
-        max_contexts=body.max_contexts,
-        variant=body.variant,
+        service.memory.search, body.query, user_id=user_id, **body.model_dump(exclude={"query", "format", "max_chars"})
     )
     if body.format == "prompt":
         prompt = result.as_prompt(max_chars=body.max_chars)
@@ -114,11 +107,5 @@ async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
 )
 async def answer(body: AnswerRequest, user_id: UserId, service: Svc) -> Any:
     return await _threaded(
-        service.memory.answer,
-        body.question,
-        user_id=user_id,
-        agent_id=body.agent_id,
-        run_id=body.run_id,
-        k=body.k,
-        variant=body.variant,
+        service.memory.answer, body.question, user_id=user_id, **body.model_dump(exclude={"question"})
     )

@@ -66,15 +66,22 @@ def _known_variant(value: str | None) -> str | None:
     return value
 
 
-class SearchRequest(BaseModel):
+class _RecallRequest(BaseModel):
+    """What a search and an answer request share: the scope below the user, ``k`` and the recipe."""
+
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(..., min_length=1, max_length=10_000)
     agent_id: str | None = Field(None, max_length=256)
     run_id: str | None = Field(None, max_length=256)
     k: int | None = Field(None, ge=1, le=200)
-    max_contexts: int | None = Field(None, ge=1, le=200)
     variant: str | None = VARIANT_FIELD
+
+    _variant = field_validator("variant")(_known_variant)
+
+
+class SearchRequest(_RecallRequest):
+    query: str = Field(..., min_length=1, max_length=10_000)
+    max_contexts: int | None = Field(None, ge=1, le=200)
     format: Literal["json", "prompt"] = Field(
         "json",
         description="json: contexts best first (rank 1 = highest score) with provenance and events; "
@@ -82,19 +89,9 @@ class SearchRequest(BaseModel):
     )
     max_chars: int | None = Field(None, ge=1, le=1_000_000, description="budget of the prompt block (format=prompt)")
 
-    _variant = field_validator("variant")(_known_variant)
 
-
-class AnswerRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class AnswerRequest(_RecallRequest):
     question: str = Field(..., min_length=1, max_length=10_000)
-    agent_id: str | None = Field(None, max_length=256)
-    run_id: str | None = Field(None, max_length=256)
-    k: int | None = Field(None, ge=1, le=200)
-    variant: str | None = VARIANT_FIELD
-
-    _variant = field_validator("variant")(_known_variant)
 
 
 class ErrorDetail(BaseModel):
