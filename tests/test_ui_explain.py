@@ -45,7 +45,12 @@ def test_recomputed_relevance_is_the_returned_score_and_its_parts_add_up(
     for hit, x in zip(result.contexts, why.contexts, strict=True):  # type: ignore[attr-defined]
         assert x.relevance == pytest.approx(hit.score, abs=1e-9)
         assert sum(x.contributions.values()) == pytest.approx(x.relevance, abs=1e-9)
-        assert x.picked_at is not None and 1 <= x.picked_at <= 4
+        assert ("recency" in x.contributions) == x.promoted
+        assert (
+            x.picked_at is not None and 1 <= x.picked_at <= 4
+            if not x.promoted
+            else x.picked_at is None or x.picked_at <= 4
+        )
         names = {s.name for s in x.signals}
         assert {"anchor", "lexical"} <= names
         assert ("events" in names) == (variant == "anchormem-events")

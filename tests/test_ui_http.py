@@ -139,8 +139,9 @@ def test_search_explains_every_context_and_gives_the_prompt_block(client: TestCl
         assert x["relevance"] == pytest.approx(hit["score"], abs=1e-9)
         assert sum(x["contributions"].values()) == pytest.approx(x["relevance"], abs=1e-9)
         assert {"anchor", "lexical", "shared_turns"} <= set(x["contributions"])
-        assert x["picked_at"] is not None and x["relevance_rank"] >= 1
-    first = out["contexts"][0]
+        assert (x["picked_at"] is not None or x["promoted"]) and x["relevance_rank"] >= 1
+        assert ("recency" in x["contributions"]) == x["promoted"]
+    first = min(out["contexts"], key=lambda c: c["explanation"]["relevance_rank"])  # the most relevant context
     text = first["context"]["text"]
     anchored = [text[s["start"] : s["end"]] for s in first["spans"] if s["kind"] == "anchor" and s["anchor"] == 0]
     assert "I finally adopted a dog from the shelter yesterday, his name is Pico." in anchored

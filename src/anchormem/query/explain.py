@@ -63,13 +63,14 @@ class Explanation:
     context_id: str
     score: float  # the score the search returned
     relevance: float  # recomputed (equals ``score`` for hybrid recipes)
-    contributions: dict[str, float]  # additive parts of ``relevance``
+    contributions: dict[str, float]  # additive parts of ``relevance`` (``recency``: the raise of the recency rule)
     signals: list[Signal] = field(default_factory=list)
     relevance_rank: int | None = None  # 1 = most relevant context of the memory
     picked_at: int | None = None  # selection step (1 = first picked)
     redundancy: float | None = None  # similarity to the contexts picked before it (MMR penalty input)
     best_anchor_cosine: float | None = None
     lexical_bm25: float = 0.0
+    promoted: bool = False  # put first by the recency rule (a question about the present), not by its relevance
 
 
 @dataclass
@@ -186,11 +187,16 @@ def _hybrid(
         contributions = {name: w * float(scaled[row]) / total for name, w, _, scaled, _ in parts}
         contributions["shared_turns"] = sum(w * float(spread[row] - scaled[row]) for _, w, _, scaled, spread in parts)
         contributions["shared_turns"] /= total
+        fused = float(relevance[row])
+        promoted = recipe.recency and returned[cid] - fused > 1e-9  # the recency rule raised it above the rest
+        if promoted:
+            contributions["recency"] = returned[cid] - fused
         out.append(
             Explanation(
                 context_id=cid,
                 score=returned[cid],
-                relevance=float(relevance[row]),
+                relevance=returned[cid] if promoted else fused,
+                promoted=promoted,
                 contributions=contributions,
                 signals=[
                     Signal(name, w, _finite(raw[row]), float(scaled[row]), float(spread[row]))

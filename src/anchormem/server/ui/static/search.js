@@ -72,7 +72,8 @@ function highlighted(text, spans) {
 }
 
 const SIGNAL_NAMES = { anchor: "anchor cosine", lexical: "lexical (BM25)", shared_turns: "shared-turn spreading",
-  events: "event votes", fact_lexical: "fact BM25", rank: "rank score" };
+  events: "event votes", fact_lexical: "fact BM25", rank: "rank score",
+  recency: "recency (latest on the question's subject)" };
 
 function explanationBlock(x, mode) {
   if (!x) return h("p", { class: "muted" }, "No breakdown for this context.");
@@ -94,7 +95,8 @@ function explanationBlock(x, mode) {
       h("tr", {}, h("th", { scope: "row" }, "relevance"), h("td", {}), h("td", {}), h("td", { class: "num" }, fmt(x.relevance)))));
   const sel = mode === "hybrid"
     ? `Selection: relevance rank ${x.relevance_rank ?? "–"}; taken at step ${x.picked_at ?? "–"}` +
-      (x.redundancy !== null && x.redundancy !== undefined ? `; similarity to earlier picks ${fmt(x.redundancy, 2)}` : "")
+      (x.redundancy !== null && x.redundancy !== undefined ? `; similarity to earlier picks ${fmt(x.redundancy, 2)}` : "") +
+      (x.promoted ? "; put first by the recency rule (a question about the present)" : "")
     : `Selection: rank ${x.relevance_rank ?? "–"} in this variant's ranking; best anchor cosine ${fmt(x.best_anchor_cosine)}, BM25 ${fmt(x.lexical_bm25)}`;
   return h("div", {}, bar, table, h("p", { class: "muted" }, sel));
 }
