@@ -21,6 +21,8 @@ from anchormem.errors import (
     LLMUnavailableError,
     NotFoundError,
     ServiceError,
+    StoreFullError,
+    StoreUnavailableError,
 )
 from anchormem.llm.fake import FakeLLM
 from anchormem.memory import Memory
@@ -214,6 +216,17 @@ def test_unknown_codes_and_bodies_map_by_status() -> None:
     with pytest.raises(ServiceError, match="bad gateway") as gateway:
         client.stats(user_id="u")
     assert gateway.value.status == 502  # type: ignore[attr-defined]
+
+
+def test_every_code_the_service_answers_raises_the_library_error_it_was_answered_for() -> None:
+    client, _ = scripted(
+        httpx.Response(507, json={"error": {"code": "store_full", "message": "disk full"}}),
+        httpx.Response(503, json={"error": {"code": "store_unavailable", "message": "store down"}}),
+    )
+    with pytest.raises(StoreFullError, match="disk full"):
+        client.stats(user_id="u")
+    with pytest.raises(StoreUnavailableError, match="store down"):
+        client.stats(user_id="u")
 
 
 def test_user_ids_are_escaped_in_paths() -> None:

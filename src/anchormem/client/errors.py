@@ -11,39 +11,8 @@ from __future__ import annotations
 
 import json
 
-from anchormem.errors import (
-    AccessDeniedError,
-    AnchorMemError,
-    ConfigError,
-    EmbeddingError,
-    InputError,
-    LLMError,
-    LLMNotConfiguredError,
-    LLMResponseError,
-    LLMUnavailableError,
-    NotFoundError,
-    ServiceError,
-    StoreError,
-)
-
-CODES: dict[str, type[AnchorMemError]] = {
-    "invalid_input": InputError,
-    "validation_error": InputError,
-    "bad_request": InputError,
-    "payload_too_large": InputError,
-    "unsupported_media_type": InputError,
-    "not_found": NotFoundError,
-    "unauthorized": AccessDeniedError,
-    "forbidden": AccessDeniedError,
-    "llm_not_configured": LLMNotConfiguredError,
-    "llm_unavailable": LLMUnavailableError,
-    "llm_bad_response": LLMResponseError,
-    "llm_error": LLMError,
-    "embedding_unavailable": EmbeddingError,
-    "config_error": ConfigError,
-    "store_error": StoreError,
-    "internal_error": ServiceError,
-}
+from anchormem.error_codes import CLIENT_ERRORS
+from anchormem.errors import AccessDeniedError, AnchorMemError, InputError, NotFoundError, ServiceError
 
 
 def _by_status(status: int) -> type[AnchorMemError]:
@@ -58,7 +27,7 @@ def _by_status(status: int) -> type[AnchorMemError]:
 
 def error_from_code(code: str, message: str, status: int) -> AnchorMemError:
     """The library error for the service's error ``code`` (by ``status`` if the code is unknown)."""
-    kind = CODES.get(code) or _by_status(status)
+    kind = CLIENT_ERRORS.get(code) or _by_status(status)
     error = kind(message or f"the service answered HTTP {status}")
     error.status = status  # type: ignore[attr-defined]
     error.code = code  # type: ignore[attr-defined]

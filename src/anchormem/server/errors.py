@@ -17,50 +17,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from anchormem.errors import (
-    AnchorMemError,
-    ConfigError,
-    EmbeddingError,
-    InputError,
-    LLMError,
-    LLMNotConfiguredError,
-    LLMResponseError,
-    LLMUnavailableError,
-    NotFoundError,
-    StoreError,
-    StoreFullError,
-    StoreUnavailableError,
-)
+from anchormem.error_codes import HTTP_CODES, LIBRARY_ERRORS
+from anchormem.errors import AnchorMemError
 
 log = logging.getLogger("anchormem.server")
-
-# Most specific first: LLMNotConfiguredError is both an LLMError and a ConfigError.
-LIBRARY_ERRORS: tuple[tuple[type[AnchorMemError], int, str], ...] = (
-    (LLMNotConfiguredError, 409, "llm_not_configured"),
-    (LLMUnavailableError, 503, "llm_unavailable"),
-    (LLMResponseError, 502, "llm_bad_response"),
-    (LLMError, 502, "llm_error"),
-    (EmbeddingError, 503, "embedding_unavailable"),
-    (InputError, 400, "invalid_input"),
-    (NotFoundError, 404, "not_found"),
-    (ConfigError, 500, "config_error"),
-    (StoreFullError, 507, "store_full"),
-    (StoreUnavailableError, 503, "store_unavailable"),
-    (StoreError, 500, "store_error"),
-    (AnchorMemError, 500, "internal_error"),
-)
-
-HTTP_CODES: dict[int, str] = {
-    400: "bad_request",
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    405: "method_not_allowed",
-    413: "payload_too_large",
-    415: "unsupported_media_type",
-    422: "validation_error",
-    500: "internal_error",
-}
 
 
 class ApiError(StarletteHTTPException):
