@@ -4,29 +4,48 @@ result types of ``Memory`` (each method awaitable)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Literal, Self, TypeVar, overload
+import functools
+from collections.abc import Callable, Coroutine
+from typing import Any, Generic, Literal, ParamSpec, Self, TypeVar, overload
 
 import httpx
 
 from anchormem.client import calls
-from anchormem.client.calls import Call, Flow, Record, Sleep
+from anchormem.client.calls import Call, Flow, Poll, Record, signature
 from anchormem.client.errors import unreachable
 from anchormem.client.transport import DEFAULT_TIMEOUT, base_url, headers, reply, request_args
-from anchormem.model import (
-    Answer,
-    Context,
-    DeleteReport,
-    Event,
-    Fact,
-    HistoryEntry,
-    IngestReport,
-    Scope,
-    SearchResult,
-    Stats,
-    Turn,
-)
+from anchormem.model import Context, Event, Fact, Turn
 
+P = ParamSpec("P")
 T = TypeVar("T")
+
+
+class Awaiting(Generic[P, T]):
+    """An :class:`AsyncClient` method that runs a flow of :mod:`~anchormem.client.calls` with ``await``:
+    the flow's arguments, types, defaults and docstring are the method's."""
+
+    def __init__(self, flow: Callable[P, Flow[T]]) -> None:
+        self.flow = flow
+        self.__doc__ = flow.__doc__
+        self.signature = signature(flow)
+
+    @overload
+    def __get__(self, client: None, owner: type[AsyncClient]) -> Self: ...
+    @overload
+    def __get__(self, client: AsyncClient, owner: type[AsyncClient]) -> Callable[P, Coroutine[Any, Any, T]]: ...
+    def __get__(
+        self, client: AsyncClient | None, owner: type[AsyncClient]
+    ) -> Self | Callable[P, Coroutine[Any, Any, T]]:
+        if client is None:
+            return self
+        flow = self.flow
+
+        @functools.wraps(flow)
+        async def method(*args: P.args, **kwargs: P.kwargs) -> T:
+            return await client._drive(flow(*args, **kwargs))
+
+        method.__signature__ = self.signature  # type: ignore[attr-defined]
+        return method
 
 
 class AsyncClient:
@@ -59,10 +78,10 @@ class AsyncClient:
 
     async def _drive(self, flow: Flow[T]) -> T:
         try:
-            step: Call | Sleep = next(flow)
+            step: Call | Poll = next(flow)
             while True:
-                if isinstance(step, Sleep):
-                    await asyncio.sleep(step.seconds)
+                if isinstance(step, Poll):
+                    await asyncio.sleep(self.poll_seconds)
                     step = next(flow)
                     continue
                 try:
@@ -76,73 +95,16 @@ class AsyncClient:
 
     # -- ingest and query --------------------------------------------------------------------------------
 
-    async def add(
-        self,
-        source: Any,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        background: bool | None = None,
-        idempotency_key: str | None = None,
-        **extra: Any,
-    ) -> IngestReport:
-        """Add messages (a list, one message dict, or a plain string as one user message) or a LoCoMo
-        sample. A background ingest (``background=True``, or a large add) is polled until it ends."""
-        flow = calls.add(
-            source,
-            user_id=user_id,
-            agent_id=agent_id,
-            run_id=run_id,
-            background=background,
-            idempotency_key=idempotency_key,
-            poll_seconds=self.poll_seconds,
-            extra=extra,
-        )
-        return await self._drive(flow)
-
-    async def search(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        k: int | None = None,
-        max_contexts: int | None = None,
-        variant: str | None = None,
-        **extra: Any,
-    ) -> SearchResult:
-        body = dict(agent_id=agent_id, run_id=run_id, k=k, max_contexts=max_contexts, variant=variant, **extra)
-        return await self._drive(calls.search(query, user_id=user_id, body=body))
-
-    async def answer(
-        self,
-        question: str,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        k: int | None = None,
-        variant: str | None = None,
-        **extra: Any,
-    ) -> Answer:
-        body = dict(agent_id=agent_id, run_id=run_id, k=k, variant=variant, **extra)
-        return await self._drive(calls.answer(question, user_id=user_id, body=body))
+    add = Awaiting(calls.add)
+    search = Awaiting(calls.search)
+    answer = Awaiting(calls.answer)
 
     # -- inspect -----------------------------------------------------------------------------------------
 
-    async def turns(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Turn]:
-        return await self._drive(calls.records("turns", user_id=user_id, agent_id=agent_id, run_id=run_id))
-
-    async def contexts(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Context]:
-        return await self._drive(calls.records("contexts", user_id=user_id, agent_id=agent_id, run_id=run_id))
-
-    async def facts(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Fact]:
-        return await self._drive(calls.records("facts", user_id=user_id, agent_id=agent_id, run_id=run_id))
-
-    async def events(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Event]:
-        return await self._drive(calls.records("events", user_id=user_id, agent_id=agent_id, run_id=run_id))
+    turns = Awaiting(calls.turns)
+    contexts = Awaiting(calls.contexts)
+    facts = Awaiting(calls.facts)
+    events = Awaiting(calls.events)
 
     @overload
     async def records(
@@ -169,47 +131,16 @@ class AsyncClient:
     ) -> list[Any]:
         return await self._drive(calls.records(kind, user_id=user_id, agent_id=agent_id, run_id=run_id))
 
-    async def get(
-        self, record_id: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
-    ) -> Record:
-        return await self._drive(calls.get(record_id, user_id=user_id, agent_id=agent_id, run_id=run_id))
-
-    async def stats(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Stats:
-        return await self._drive(calls.stats(user_id=user_id, agent_id=agent_id, run_id=run_id))
-
-    async def users(self) -> list[Scope]:
-        """The memories (scopes) this client's key may access."""
-        return await self._drive(calls.users())
-
-    async def health(self) -> dict[str, Any]:
-        """The service's liveness answer (``status``, ``version``, ``jobs_running``); needs no key."""
-        return await self._drive(calls.health())
+    get = Awaiting(calls.get)
+    stats = Awaiting(calls.stats)
+    users = Awaiting(calls.users)
+    health = Awaiting(calls.health)
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
-    async def delete(
-        self,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        session: str | None = None,
-        turn: str | None = None,
-        context: str | None = None,
-        all: bool = False,
-    ) -> DeleteReport:
-        target = {"session": session, "turn": turn, "context": context, "all": all}
-        return await self._drive(calls.delete(user_id=user_id, agent_id=agent_id, run_id=run_id, target=target))
-
-    async def history(
-        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None, limit: int | None = None
-    ) -> list[HistoryEntry]:
-        return await self._drive(calls.history(user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit))
-
-    async def export(
-        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
-    ) -> list[dict[str, Any]]:
-        return await self._drive(calls.export(user_id=user_id, agent_id=agent_id, run_id=run_id))
+    delete = Awaiting(calls.delete)
+    history = Awaiting(calls.history)
+    export = Awaiting(calls.export)
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -1,13 +1,18 @@
 """What each client method asks of the REST API and how it reads the answers, written once for both
-clients: a method is a generator (a *flow*) that yields :class:`Call`\\ s (and :class:`Sleep`\\ s while
-it polls a background job), is sent each call's :class:`Reply`, and returns the method's result.
+clients: a method is a generator (a *flow*) that yields :class:`Call`\\ s (and :data:`POLL` while it
+polls a background job), is sent each call's :class:`Reply`, and returns the method's result.
 :class:`~anchormem.client.sync.Client` drives flows with blocking I/O,
 :class:`~anchormem.client.aio.AsyncClient` with ``await``.
+
+The public functions here are the clients' methods, declared once: each client class lists them
+(``search = blocking(calls.search)``, ``search = awaitable(calls.search)``), so both take the same
+arguments with the same types and defaults, and return the same results (awaited in the async one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping, Sequence
+import inspect
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -46,9 +51,11 @@ class Call:
     lines: bool = False  # the answer is JSON lines (export), not one JSON document
 
 
-@dataclass(frozen=True)
-class Sleep:
-    seconds: float
+class Poll:
+    """Yielded by a flow to wait the client's ``poll_seconds`` before asking about a background job again."""
+
+
+POLL = Poll()
 
 
 @dataclass(frozen=True)
@@ -57,7 +64,12 @@ class Reply:
     data: Any
 
 
-Flow = Generator[Call | Sleep, Reply, T]
+Flow = Generator[Call | Poll, Reply, T]
+
+
+def signature(flow: Callable[..., Flow[Any]]) -> inspect.Signature:
+    """A flow's signature as its client method has it: the same parameters, no return annotation."""
+    return inspect.signature(flow).replace(return_annotation=inspect.Signature.empty)
 
 
 def _user(user_id: str) -> str:
@@ -90,13 +102,14 @@ def add(
     source: Any,
     *,
     user_id: str,
-    agent_id: str | None,
-    run_id: str | None,
-    background: bool | None,
-    idempotency_key: str | None,
-    poll_seconds: float,
-    extra: Mapping[str, Any],
+    agent_id: str | None = None,
+    run_id: str | None = None,
+    background: bool | None = None,
+    idempotency_key: str | None = None,
+    **extra: Any,
 ) -> Flow[IngestReport]:
+    """Add messages (a list, one message dict, or a plain string as one user message) or a LoCoMo
+    sample. A background ingest (``background=True``, or a large add) is polled until it ends."""
     body = {**_messages(source), **_scope(agent_id, run_id), **extra}
     if background is not None:
         body["background"] = background
@@ -112,7 +125,7 @@ def add(
             error = job.get("error") or {}
             message = str(error.get("message") or "the background ingest failed")
             raise error_from_code(str(error.get("code") or "internal_error"), message, status)
-        yield Sleep(poll_seconds)
+        yield POLL
         polled = yield Call("GET", f"{_user(user_id)}/jobs/{quote(str(job['id']), safe='')}")
         job, status = polled.data, polled.status
 
@@ -126,15 +139,36 @@ def post(
     return from_jsonable(result, reply.data)
 
 
-def search(query: str, *, user_id: str, body: Mapping[str, Any]) -> Flow[SearchResult]:
+def search(
+    query: str,
+    *,
+    user_id: str,
+    agent_id: str | None = None,
+    run_id: str | None = None,
+    k: int | None = None,
+    max_contexts: int | None = None,
+    variant: str | None = None,
+    **extra: Any,
+) -> Flow[SearchResult]:
+    body = dict(agent_id=agent_id, run_id=run_id, k=k, max_contexts=max_contexts, variant=variant, **extra)
     return post("search", SearchResult, "query", query, user_id=user_id, body=body)
 
 
-def answer(question: str, *, user_id: str, body: Mapping[str, Any]) -> Flow[Answer]:
+def answer(
+    question: str,
+    *,
+    user_id: str,
+    agent_id: str | None = None,
+    run_id: str | None = None,
+    k: int | None = None,
+    variant: str | None = None,
+    **extra: Any,
+) -> Flow[Answer]:
+    body = dict(agent_id=agent_id, run_id=run_id, k=k, variant=variant, **extra)
     return post("answer", Answer, "question", question, user_id=user_id, body=body)
 
 
-def records(kind: str, *, user_id: str, agent_id: str | None, run_id: str | None) -> Flow[list[Any]]:
+def records(kind: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[list[Any]]:
     """Every record of one kind, page by page."""
     if kind not in RECORD_TYPES:
         raise InputError(f"unknown kind {kind!r}; choose {', '.join(RECORD_TYPES)}")
@@ -150,13 +184,39 @@ def records(kind: str, *, user_id: str, agent_id: str | None, run_id: str | None
     return out
 
 
-def get(record_id: str, *, user_id: str, agent_id: str | None, run_id: str | None) -> Flow[Record]:
+def turns(*, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[list[Turn]]:
+    return records("turns", user_id=user_id, agent_id=agent_id, run_id=run_id)
+
+
+def contexts(*, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[list[Context]]:
+    return records("contexts", user_id=user_id, agent_id=agent_id, run_id=run_id)
+
+
+def facts(*, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[list[Fact]]:
+    return records("facts", user_id=user_id, agent_id=agent_id, run_id=run_id)
+
+
+def events(*, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[list[Event]]:
+    return records("events", user_id=user_id, agent_id=agent_id, run_id=run_id)
+
+
+def get(record_id: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[Record]:
     path = f"{_user(user_id)}/records/{quote(record_id, safe='')}"
     reply = yield Call("GET", path, params=_scope(agent_id, run_id))
     return from_jsonable(record_type(record_id), reply.data)
 
 
-def delete(*, user_id: str, agent_id: str | None, run_id: str | None, target: Mapping[str, Any]) -> Flow[DeleteReport]:
+def delete(
+    *,
+    user_id: str,
+    agent_id: str | None = None,
+    run_id: str | None = None,
+    session: str | None = None,
+    turn: str | None = None,
+    context: str | None = None,
+    all: bool = False,
+) -> Flow[DeleteReport]:
+    target = {"session": session, "turn": turn, "context": context, "all": all}
     params = {**_scope(agent_id, run_id), **{k: v for k, v in target.items() if v not in (None, False)}}
     if params.get("all") is True:
         params["all"] = "true"
@@ -164,29 +224,33 @@ def delete(*, user_id: str, agent_id: str | None, run_id: str | None, target: Ma
     return from_jsonable(DeleteReport, reply.data)
 
 
-def history(*, user_id: str, agent_id: str | None, run_id: str | None, limit: int | None) -> Flow[list[HistoryEntry]]:
+def history(
+    *, user_id: str, agent_id: str | None = None, run_id: str | None = None, limit: int | None = None
+) -> Flow[list[HistoryEntry]]:
     params = {**_scope(agent_id, run_id), **({"limit": limit} if limit is not None else {})}
     reply = yield Call("GET", f"{_user(user_id)}/history", params=params)
     return from_jsonable(list[HistoryEntry], reply.data["items"], "history")
 
 
-def export(*, user_id: str, agent_id: str | None, run_id: str | None) -> Flow[list[dict[str, Any]]]:
+def export(*, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[list[dict[str, Any]]]:
     reply = yield Call("GET", f"{_user(user_id)}/export", params=_scope(agent_id, run_id), lines=True)
     records: list[dict[str, Any]] = reply.data
     return records
 
 
-def stats(*, user_id: str, agent_id: str | None, run_id: str | None) -> Flow[Stats]:
+def stats(*, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[Stats]:
     reply = yield Call("GET", f"{_user(user_id)}/stats", params=_scope(agent_id, run_id))
     return from_jsonable(Stats, reply.data)
 
 
 def users() -> Flow[list[Scope]]:
+    """The memories (scopes) this client's key may access."""
     reply = yield Call("GET", "/v1/users")
     return from_jsonable(list[Scope], reply.data["users"], "users")
 
 
 def health() -> Flow[dict[str, Any]]:
+    """The service's liveness answer (``status``, ``version``, ``jobs_running``); needs no key."""
     reply = yield Call("GET", "/v1/health")
     data: dict[str, Any] = reply.data
     return data

@@ -2,31 +2,47 @@
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Iterator
-from typing import Any, Literal, Self, TypeVar, overload
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, Literal, ParamSpec, Self, TypeVar, overload
 
 import httpx
 
 from anchormem.client import calls
-from anchormem.client.calls import Call, Flow, Record, Sleep
+from anchormem.client.calls import Call, Flow, Poll, Record, signature
 from anchormem.client.errors import unreachable
 from anchormem.client.transport import DEFAULT_TIMEOUT, base_url, headers, reply, request_args
-from anchormem.model import (
-    Answer,
-    Context,
-    DeleteReport,
-    Event,
-    Fact,
-    HistoryEntry,
-    IngestReport,
-    Scope,
-    SearchResult,
-    Stats,
-    Turn,
-)
+from anchormem.model import Context, Event, Fact, Turn
 
+P = ParamSpec("P")
 T = TypeVar("T")
+
+
+class Blocking(Generic[P, T]):
+    """A :class:`Client` method that runs a flow of :mod:`~anchormem.client.calls` with blocking I/O:
+    the flow's arguments, types, defaults and docstring are the method's."""
+
+    def __init__(self, flow: Callable[P, Flow[T]]) -> None:
+        self.flow = flow
+        self.__doc__ = flow.__doc__
+        self.signature = signature(flow)
+
+    @overload
+    def __get__(self, client: None, owner: type[Client]) -> Self: ...
+    @overload
+    def __get__(self, client: Client, owner: type[Client]) -> Callable[P, T]: ...
+    def __get__(self, client: Client | None, owner: type[Client]) -> Self | Callable[P, T]:
+        if client is None:
+            return self
+        flow = self.flow
+
+        @functools.wraps(flow)
+        def method(*args: P.args, **kwargs: P.kwargs) -> T:
+            return client._drive(flow(*args, **kwargs))
+
+        method.__signature__ = self.signature  # type: ignore[attr-defined]
+        return method
 
 
 class Client:
@@ -56,10 +72,10 @@ class Client:
 
     def _drive(self, flow: Flow[T]) -> T:
         try:
-            step: Call | Sleep = next(flow)
+            step: Call | Poll = next(flow)
             while True:
-                if isinstance(step, Sleep):
-                    time.sleep(step.seconds)
+                if isinstance(step, Poll):
+                    time.sleep(self.poll_seconds)
                     step = next(flow)
                     continue
                 try:
@@ -73,73 +89,16 @@ class Client:
 
     # -- ingest and query --------------------------------------------------------------------------------
 
-    def add(
-        self,
-        source: Any,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        background: bool | None = None,
-        idempotency_key: str | None = None,
-        **extra: Any,
-    ) -> IngestReport:
-        """Add messages (a list, one message dict, or a plain string as one user message) or a LoCoMo
-        sample. A background ingest (``background=True``, or a large add) is polled until it ends."""
-        flow = calls.add(
-            source,
-            user_id=user_id,
-            agent_id=agent_id,
-            run_id=run_id,
-            background=background,
-            idempotency_key=idempotency_key,
-            poll_seconds=self.poll_seconds,
-            extra=extra,
-        )
-        return self._drive(flow)
-
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        k: int | None = None,
-        max_contexts: int | None = None,
-        variant: str | None = None,
-        **extra: Any,
-    ) -> SearchResult:
-        body = dict(agent_id=agent_id, run_id=run_id, k=k, max_contexts=max_contexts, variant=variant, **extra)
-        return self._drive(calls.search(query, user_id=user_id, body=body))
-
-    def answer(
-        self,
-        question: str,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        k: int | None = None,
-        variant: str | None = None,
-        **extra: Any,
-    ) -> Answer:
-        body = dict(agent_id=agent_id, run_id=run_id, k=k, variant=variant, **extra)
-        return self._drive(calls.answer(question, user_id=user_id, body=body))
+    add = Blocking(calls.add)
+    search = Blocking(calls.search)
+    answer = Blocking(calls.answer)
 
     # -- inspect -----------------------------------------------------------------------------------------
 
-    def turns(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Turn]:
-        return self._drive(calls.records("turns", user_id=user_id, agent_id=agent_id, run_id=run_id))
-
-    def contexts(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Context]:
-        return self._drive(calls.records("contexts", user_id=user_id, agent_id=agent_id, run_id=run_id))
-
-    def facts(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Fact]:
-        return self._drive(calls.records("facts", user_id=user_id, agent_id=agent_id, run_id=run_id))
-
-    def events(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Event]:
-        return self._drive(calls.records("events", user_id=user_id, agent_id=agent_id, run_id=run_id))
+    turns = Blocking(calls.turns)
+    contexts = Blocking(calls.contexts)
+    facts = Blocking(calls.facts)
+    events = Blocking(calls.events)
 
     @overload
     def records(
@@ -164,40 +123,15 @@ class Client:
     def records(self, kind: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Any]:
         return self._drive(calls.records(kind, user_id=user_id, agent_id=agent_id, run_id=run_id))
 
-    def get(self, record_id: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Record:
-        return self._drive(calls.get(record_id, user_id=user_id, agent_id=agent_id, run_id=run_id))
-
-    def stats(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Stats:
-        return self._drive(calls.stats(user_id=user_id, agent_id=agent_id, run_id=run_id))
-
-    def users(self) -> list[Scope]:
-        """The memories (scopes) this client's key may access."""
-        return self._drive(calls.users())
-
-    def health(self) -> dict[str, Any]:
-        """The service's liveness answer (``status``, ``version``, ``jobs_running``); needs no key."""
-        return self._drive(calls.health())
+    get = Blocking(calls.get)
+    stats = Blocking(calls.stats)
+    users = Blocking(calls.users)
+    health = Blocking(calls.health)
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
-    def delete(
-        self,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        session: str | None = None,
-        turn: str | None = None,
-        context: str | None = None,
-        all: bool = False,
-    ) -> DeleteReport:
-        target = {"session": session, "turn": turn, "context": context, "all": all}
-        return self._drive(calls.delete(user_id=user_id, agent_id=agent_id, run_id=run_id, target=target))
-
-    def history(
-        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None, limit: int | None = None
-    ) -> list[HistoryEntry]:
-        return self._drive(calls.history(user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit))
+    delete = Blocking(calls.delete)
+    history = Blocking(calls.history)
 
     def export(
         self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
