@@ -10,8 +10,10 @@ lock, and reads see committed data. So concurrent ``await``\\ s on one ``AsyncMe
 they run on the loop's default executor (or the ``executor`` given), and contextvars travel with
 each call. Close it with ``await memory.aclose()`` or ``async with AsyncMemory(...) as memory``.
 
-Methods of ``Memory`` not spelled out below (a new one, say) are still offered: any public method of
-the wrapped facade is returned as a coroutine function that runs it in a worker thread.
+The methods below are made from ``Memory``'s own (``search = InThread(Memory.search)``), so they take
+its parameters with its types and defaults. Methods of ``Memory`` not listed (a new one, say) are still
+offered: any public method of the wrapped facade is returned as a coroutine function that runs it in a
+worker thread.
 """
 
 from __future__ import annotations
@@ -19,33 +21,45 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Executor
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
 from anchormem.llm.protocol import LLM
 from anchormem.memory import Memory, Record
-from anchormem.model import (
-    Answer,
-    Context,
-    DeleteReport,
-    Event,
-    Fact,
-    HistoryEntry,
-    ImportReport,
-    IngestReport,
-    Scope,
-    SearchResult,
-    Stats,
-    Turn,
-)
 from anchormem.store.protocol import Store
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+class InThread(Generic[P, R]):
+    """An :class:`AsyncMemory` method that runs the same-named method of the wrapped ``Memory`` in a
+    worker thread: that method's parameters, types, defaults and docstring are this one's."""
+
+    def __init__(self, method: Callable[Concatenate[Memory, P], R]) -> None:
+        self.name = method.__name__
+        self.__doc__ = method.__doc__
+
+    @overload
+    def __get__(self, memory: None, owner: type[AsyncMemory]) -> Self: ...
+    @overload
+    def __get__(self, memory: AsyncMemory, owner: type[AsyncMemory]) -> Callable[P, Coroutine[Any, Any, R]]: ...
+    def __get__(
+        self, memory: AsyncMemory | None, owner: type[AsyncMemory]
+    ) -> Self | Callable[P, Coroutine[Any, Any, R]]:
+        if memory is None:
+            return self
+        target: Callable[P, R] = getattr(memory.sync, self.name)
+
+        @functools.wraps(target)
+        async def method(*args: P.args, **kwargs: P.kwargs) -> R:
+            return await memory._run(target, *args, **kwargs)
+
+        return method
 
 
 class AsyncMemory:
@@ -89,67 +103,36 @@ class AsyncMemory:
         call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
         return await loop.run_in_executor(self._executor, call)
 
-    # -- ingest ------------------------------------------------------------------------------------------
+    # -- ingest and query --------------------------------------------------------------------------------
 
-    async def add(self, source: Any, **kwargs: Any) -> IngestReport:
-        """:meth:`Memory.add` (what it takes as ``source``; ``user_id=`` and the other keywords as there)."""
-        return await self._run(self.sync.add, source, **kwargs)
-
-    async def add_all(self, path: str | Path, **kwargs: Any) -> dict[str, IngestReport]:
-        """:meth:`Memory.add_all`."""
-        return await self._run(self.sync.add_all, path, **kwargs)
-
-    # -- query -------------------------------------------------------------------------------------------
-
-    async def search(self, query: str, **kwargs: Any) -> SearchResult:
-        """:meth:`Memory.search` (``user_id=``, ``k=``, ... as there)."""
-        return await self._run(self.sync.search, query, **kwargs)
-
-    async def answer(self, question: str, **kwargs: Any) -> Answer:
-        """:meth:`Memory.answer`."""
-        return await self._run(self.sync.answer, question, **kwargs)
+    add = InThread(Memory.add)
+    add_all = InThread(Memory.add_all)
+    search = InThread(Memory.search)
+    answer = InThread(Memory.answer)
 
     # -- inspect -----------------------------------------------------------------------------------------
 
-    async def turns(self, **scope: Any) -> list[Turn]:
-        return await self._run(self.sync.turns, **scope)
-
-    async def contexts(self, **scope: Any) -> list[Context]:
-        return await self._run(self.sync.contexts, **scope)
-
-    async def facts(self, **scope: Any) -> list[Fact]:
-        return await self._run(self.sync.facts, **scope)
-
-    async def events(self, **scope: Any) -> list[Event]:
-        return await self._run(self.sync.events, **scope)
+    turns = InThread(Memory.turns)
+    contexts = InThread(Memory.contexts)
+    facts = InThread(Memory.facts)
+    events = InThread(Memory.events)
 
     async def records(self, kind: str, **scope: Any) -> Sequence[Record]:
         return await self._run(lambda: self.sync.records(kind, **scope))
 
-    async def get(self, record_id: str, **scope: Any) -> Record:
-        return await self._run(self.sync.get, record_id, **scope)
-
-    async def stats(self, **scope: Any) -> Stats:
-        return await self._run(self.sync.stats, **scope)
-
-    async def users(self) -> list[Scope]:
-        return await self._run(self.sync.users)
+    get = InThread(Memory.get)
+    stats = InThread(Memory.stats)
+    users = InThread(Memory.users)
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
-    async def delete(self, **kwargs: Any) -> DeleteReport:
-        """:meth:`Memory.delete` (exactly one target: ``session=``, ``turn=``, ``context=`` or ``all=True``)."""
-        return await self._run(self.sync.delete, **kwargs)
-
-    async def history(self, **kwargs: Any) -> list[HistoryEntry]:
-        return await self._run(self.sync.history, **kwargs)
+    delete = InThread(Memory.delete)
+    history = InThread(Memory.history)
+    import_records = InThread(Memory.import_records)
 
     async def export(self, **scope: Any) -> list[dict[str, Any]]:
         """:meth:`Memory.export`, read to the end in a worker thread (the sync one is a lazy iterator)."""
         return await self._run(lambda: list(self.sync.export(**scope)))
-
-    async def import_records(self, records: Iterable[Mapping[str, Any]]) -> ImportReport:
-        return await self._run(self.sync.import_records, records)
 
     # -- other methods of the facade, and closing --------------------------------------------------------
 
