@@ -29,16 +29,9 @@ import numpy.typing as npt
 from anchormem.config import RetrievalSettings
 from anchormem.errors import ConfigError
 from anchormem.model import SearchResult
+from anchormem.query import scoring
 from anchormem.query.fuse import order_by_score
 from anchormem.query.retrieve import RECIPES, Recipe, _best_anchor_vectors, top_rows
-from anchormem.query.scoring import (
-    context_max,
-    context_soft_max,
-    event_votes,
-    expansion_terms,
-    normalise,
-    shared_turn_mean,
-)
 from anchormem.query.select import select_diverse, select_ranked
 from anchormem.query.snapshot import ScopeSnapshot
 
@@ -96,7 +89,9 @@ def explain(
     n = len(snapshot.contexts)
     fact_scores = snapshot.fact_vectors @ q if snapshot.facts else np.zeros(0, np.float32)
     dense_raw = (
-        context_soft_max(snapshot, fact_scores, recipe.dense_temperature) if snapshot.facts else np.full(n, -np.inf)
+        scoring.context_soft_max(snapshot, fact_scores, recipe.dense_temperature)
+        if snapshot.facts
+        else np.full(n, -np.inf)
     )
     lexical_raw = snapshot.context_bm25.scores(result.query) if n else np.zeros(0)
     rows = [snapshot.context_row[hit.context.id] for hit in result.contexts if hit.context.id in snapshot.context_row]
@@ -146,12 +141,12 @@ def _hybrid(
     parts: list[tuple[str, float, Floats, Floats, Floats]] = []  # name, weight, raw, normalised, spread
 
     def add(name: str, weight: float, raw: Floats) -> None:
-        scaled = normalise(raw)
-        spread = shared_turn_mean(snapshot, scaled) if recipe.shared_turns else scaled
+        scaled = scoring.normalise(raw)
+        spread = scoring.shared_turn_mean(snapshot, scaled) if recipe.shared_turns else scaled
         parts.append((name, weight, raw, scaled, spread))
 
     dense_raw = (
-        context_soft_max(snapshot, fact_scores, recipe.dense_temperature)
+        scoring.context_soft_max(snapshot, fact_scores, recipe.dense_temperature)
         if snapshot.facts
         else np.full(len(snapshot.contexts), -np.inf)
     )
@@ -162,15 +157,15 @@ def _hybrid(
             index = snapshot.context_bm25
             terms = index.query_terms(query)
             best = [f for f, _ in top_rows(fact_scores, recipe.expand_facts)]
-            extra = [t for t in expansion_terms(snapshot, query, best, recipe.expand_terms) if t not in terms]
+            extra = [t for t in scoring.expansion_terms(snapshot, query, best, recipe.expand_terms) if t not in terms]
             lexical_raw = lexical_raw + recipe.expand_weight * index.scores_for_terms(extra)
         add("lexical", recipe.w_lexical, lexical_raw)
     if recipe.w_fact_lexical and snapshot.facts:
-        add("fact_lexical", recipe.w_fact_lexical, context_max(snapshot, snapshot.fact_bm25.scores(query)))
+        add("fact_lexical", recipe.w_fact_lexical, scoring.context_max(snapshot, snapshot.fact_bm25.scores(query)))
     if recipe.w_events and snapshot.events and snapshot.event_vectors.size:
         events = top_rows(snapshot.event_vectors @ q, settings.k_events)
         if events:
-            add("events", recipe.w_events, event_votes(snapshot, events, fact_scores))
+            add("events", recipe.w_events, scoring.event_votes(snapshot, events, fact_scores))
     total = max(sum(w for _, w, *_ in parts), 1e-12)
     relevance = np.zeros(len(snapshot.contexts))
     for _, w, _, _, spread in parts:
