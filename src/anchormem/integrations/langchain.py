@@ -30,6 +30,7 @@ from typing import Any
 from anchormem.errors import InputError
 from anchormem.extras import requires_extra
 from anchormem.integrations.binding import Binding, MemoryLike, as_text
+from anchormem.integrations.tool_text import ADD_DESCRIPTION, SEARCH_DESCRIPTION
 from anchormem.model import SearchResult
 from anchormem.serialize import to_jsonable
 
@@ -120,19 +121,6 @@ class SearchArgs(BaseModel):
 
 class AddArgs(BaseModel):
     content: str = Field(description="the statement to remember, in the user's own words where possible")
-
-
-SEARCH_DESCRIPTION = (
-    "Search the user's long-term memory of past conversations. Call it before answering anything that "
-    "may depend on what the user said earlier (names, preferences, plans, dates). Returns the original "
-    "conversation excerpts, each line prefixed with its turn id and each excerpt with its DATE, then "
-    "related events; or 'No memories found.'"
-)
-ADD_DESCRIPTION = (
-    "Store something the user wants remembered in their long-term memory, as one message of theirs. "
-    "Call it when the user states a fact, preference or plan worth keeping across conversations. "
-    "Returns how many new turns were stored (0 if it was already there)."
-)
 
 
 def memory_tools(
