@@ -15,19 +15,12 @@ from anchormem import __version__
 from anchormem.errors import StoreError
 from anchormem.serialize import to_jsonable
 from anchormem.server.errors import ApiError
+from anchormem.server.params import AgentQ, RunQ, error_responses
 from anchormem.server.schemas import MAX_PAGE, ErrorResponse, Health, Kind, Page, UserList
 from anchormem.server.service import Key, Svc, UserId
 
-_errors: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorResponse},
-    403: {"model": ErrorResponse},
-    404: {"model": ErrorResponse},
-}
-router = APIRouter(prefix="/v1/users/{user_id}", tags=["records"], responses=_errors)
+router = APIRouter(prefix="/v1/users/{user_id}", tags=["records"], responses=error_responses(401, 403, 404))
 service_router = APIRouter(prefix="/v1", tags=["service"])
-
-AgentQ = Query(None, max_length=256, description="agent id (optional finer scope)")
-RunQ = Query(None, max_length=256, description="run id (optional finer scope)")
 
 
 @router.get("/memories/{kind}", response_model=Page, summary="List turns, contexts, facts or events (paginated)")

@@ -21,21 +21,16 @@ from anchormem.query.highlight import anchor_spans, term_spans
 from anchormem.query.render import render_memories
 from anchormem.query.retrieve import RECIPES
 from anchormem.scopes import make_scope
-from anchormem.server.schemas import ErrorResponse, SearchRequest
+from anchormem.server.params import AgentQ, RunQ, error_responses
+from anchormem.server.schemas import SearchRequest
 from anchormem.server.service import Key, Service, Svc, UserId
 from anchormem.server.ui.timeline import MAX_TIES, Inventory, InventoryCache
 
-_errors: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorResponse},
-    401: {"model": ErrorResponse},
-    403: {"model": ErrorResponse},
-    404: {"model": ErrorResponse},
-}
-router = APIRouter(prefix="/v1/users/{user_id}/inspect", tags=["inspect"], responses=_errors)
+router = APIRouter(
+    prefix="/v1/users/{user_id}/inspect", tags=["inspect"], responses=error_responses(400, 401, 403, 404)
+)
 key_router = APIRouter(prefix="/v1/inspect", tags=["inspect"])
 
-AgentQ = Query(None, max_length=256, description="agent id (optional finer scope)")
-RunQ = Query(None, max_length=256, description="run id (optional finer scope)")
 MAX_PAGE = 500
 
 
