@@ -1,8 +1,9 @@
-"""What the route modules declare alike: the optional scope query parameters and the OpenAPI entries of
-error answers."""
+"""What the route modules declare and answer alike: the optional scope query parameters, the OpenAPI
+entries of error answers, and the envelope of a page of a list."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import Query
@@ -16,3 +17,16 @@ RunQ = Query(None, max_length=256, description="run id (optional finer scope)")
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI ``responses``: each of ``statuses`` answers an :class:`ErrorResponse`."""
     return {status: {"model": ErrorResponse} for status in statuses}
+
+
+def page_of(items: Sequence[Any], offset: int, limit: int) -> dict[str, Any]:
+    """``items[offset:offset + limit]`` as a page: with the total, the page's bounds and the offset of the
+    next page (``None`` after the last)."""
+    end = min(offset + limit, len(items))
+    return {
+        "items": items[offset:end],
+        "total": len(items),
+        "offset": offset,
+        "limit": limit,
+        "next_offset": end if end < len(items) else None,
+    }

@@ -15,7 +15,7 @@ from anchormem import __version__
 from anchormem.errors import StoreError
 from anchormem.serialize import to_jsonable
 from anchormem.server.errors import ApiError
-from anchormem.server.params import AgentQ, RunQ, error_responses
+from anchormem.server.params import AgentQ, RunQ, error_responses, page_of
 from anchormem.server.schemas import MAX_PAGE, ErrorResponse, Health, Kind, Page, UserList
 from anchormem.server.service import Key, Svc, UserId
 
@@ -34,15 +34,9 @@ async def list_records(
     limit: int = Query(100, ge=1, le=MAX_PAGE),
 ) -> Any:
     records = await run_in_threadpool(service.memory.records, kind, user_id=user_id, agent_id=agent_id, run_id=run_id)
-    page = to_jsonable(list(records[offset : offset + limit]))
-    end = offset + len(page)
-    return {
-        "items": page,
-        "total": len(records),
-        "offset": offset,
-        "limit": limit,
-        "next_offset": end if end < len(records) else None,
-    }
+    out = page_of(records, offset, limit)
+    out["items"] = to_jsonable(list(out["items"]))
+    return out
 
 
 @router.get("/records/{record_id}", summary="One record by id (c-…, f-…, e-… or a turn id)")

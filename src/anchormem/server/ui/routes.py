@@ -21,7 +21,7 @@ from anchormem.query.highlight import anchor_spans, term_spans
 from anchormem.query.render import render_memories
 from anchormem.query.retrieve import RECIPES
 from anchormem.scopes import make_scope
-from anchormem.server.params import AgentQ, RunQ, error_responses
+from anchormem.server.params import AgentQ, RunQ, error_responses, page_of
 from anchormem.server.schemas import SearchRequest
 from anchormem.server.service import Key, Service, Svc, UserId
 from anchormem.server.ui.timeline import MAX_TIES, Inventory, InventoryCache
@@ -49,17 +49,6 @@ def _day(value: str | None, name: str) -> date | None:
         return date.fromisoformat(value)
     except ValueError as exc:
         raise InputError(f"{name} must be a date as YYYY-MM-DD, not {value!r}") from exc
-
-
-def _page(items: list[Any], offset: int, limit: int) -> dict[str, Any]:
-    end = min(offset + limit, len(items))
-    return {
-        "items": items[offset:end],
-        "total": len(items),
-        "offset": offset,
-        "limit": limit,
-        "next_offset": end if end < len(items) else None,
-    }
 
 
 @key_router.get("/key", summary="What the caller's key may see: admin or not, its users, their stored scopes")
@@ -94,7 +83,7 @@ async def sessions(
     def build() -> dict[str, Any]:
         inv = _inventory(request, service, scope)
         chosen = inv.filter_sessions(session=session, speaker=speaker, day_from=day_from, day_to=day_to)
-        page = _page(chosen, offset, limit)
+        page = page_of(chosen, offset, limit)
         page["items"] = [inv.session_summary(s) for s in page["items"]]
         days = [s.day for s in inv.sessions if s.day is not None]
         page["speakers"] = inv.speakers()
@@ -132,7 +121,7 @@ async def session_detail(
         if info is None:
             raise NotFoundError(f"no session {session!r} in the memory of user {user_id!r}")
         turn_ids = [t for t in info.turn_ids if not speaker or inv.turns[t].speaker == speaker]
-        page = _page(turn_ids, offset, limit)
+        page = page_of(turn_ids, offset, limit)
         page["items"] = [inv.turn_dict(t) for t in page["items"]]
         shown = list(dict.fromkeys(c for t in page["items"] for c in t["context_ids"]))
         contexts = [inv.context_dict(c) for c in shown]
@@ -178,7 +167,7 @@ async def graph(
         ranked = inv.ranked_events()
         if session:
             ranked = [e for e in ranked if session in inv.event_sessions(e)]
-        page = _page(ranked, offset, limit)
+        page = page_of(ranked, offset, limit)
         page["items"] = [inv.event_dict(e) for e in page["items"]]
         shown = {s for e in page["items"] for s in e["sessions"]}
         page["sessions"] = [
