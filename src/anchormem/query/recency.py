@@ -61,7 +61,7 @@ _GATHERS = re.compile(
     r"|\b(?:what|which)\s+are\b|\bhow\s+many\b|\bhow\s+often\b|\bever\b"
     r"|\b(?:describe|say|mention|explain|tell|call|recommend|suggest)\b"
     r"|\b(?:do|does|did|are|is|were|was|have|has)\s+\w+\s+and\s+\w+\b|\b(?:same|each other|both|in common)\b"
-    r"|\b(?:has|have)\s+\w+(?:'s)?\s+\w+(?:ed|en|t)\b",
+    r"|\b(?:has|have)\s+(?!(?:a|an|the|any|no|some|one)\b)\w+(?:'s)?\s+\w+(?:ed|en|t)\b",
     re.IGNORECASE,
 )
 

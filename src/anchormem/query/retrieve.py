@@ -185,6 +185,7 @@ def _hybrid(
     total = 0.0
 
     signals: list[Floats] = []
+    meaning: Floats | None = None  # the dense signal on each context's own anchors (not spread)
 
     def signal(values: Floats) -> Floats:
         scaled = normalise(values)
@@ -192,7 +193,9 @@ def _hybrid(
         return signals[-1]
 
     if recipe.w_dense and snapshot.facts:
-        relevance += recipe.w_dense * signal(context_soft_max(snapshot, fact_scores, recipe.dense_temperature))
+        dense = context_soft_max(snapshot, fact_scores, recipe.dense_temperature)
+        meaning = normalise(dense)
+        relevance += recipe.w_dense * signal(dense)
         total += recipe.w_dense
     if recipe.w_lexical:
         index = snapshot.context_bm25
@@ -224,7 +227,10 @@ def _hybrid(
         )
     scores = {row: float(relevance[row]) for row in chosen}
     if recipe.recency and signals:
-        first = latest_on_subject(snapshot, query, relevance, np.maximum.reduce(signals))
+        # on the subject: what the context's own anchors say, not what its neighbours or a shared
+        # word lend it (small talk next to a statement, or sharing one common word with the question)
+        about = meaning if meaning is not None else np.maximum.reduce(signals)
+        first = latest_on_subject(snapshot, query, relevance, about)
         chosen, scores = put_first(chosen, scores, first, limit)
     return chosen, scores
 
