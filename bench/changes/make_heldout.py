@@ -23,9 +23,21 @@ SESSIONS: list[tuple[str, list[tuple[str, str]]]] = [
     (
         "8:45 am on 6 February, 2023",
         [
-            (U, "Morning! Stuck on the tube again, the Northern line is a mess. Can you tell me how sourdough starters work?"),
-            (A, "A starter is flour and water colonised by wild yeast and bacteria; you feed it daily and it leavens bread."),
-            (U, "Nice. I'm strictly a tea person by the way, caffeine keeps me up all night, so something to go with a pot of Earl Grey."),
+            (
+                U,
+                "Morning! Stuck on the tube again, the Northern line is a mess. Can you tell me how sourdough "
+                "starters work?",
+            ),
+            (
+                A,
+                "A starter is flour and water colonised by wild yeast and bacteria; you feed it daily and it leavens "
+                "bread.",
+            ),
+            (
+                U,
+                "Nice. I'm strictly a tea person by the way, caffeine keeps me up all night, so something to go with "
+                "a pot of Earl Grey.",
+            ),
             (A, "A slice of sourdough toast with butter and marmalade goes well with Earl Grey."),
             (U, "Our flat in Glasgow has a tiny kitchen, so nothing that needs a big mixer."),
             (A, "Sourdough only needs a bowl and your hands, so a small Glasgow kitchen is fine."),
@@ -75,7 +87,11 @@ SESSIONS: list[tuple[str, list[tuple[str, str]]]] = [
     (
         "10:05 am on 22 August, 2023",
         [
-            (U, "Big change: we packed up the Glasgow flat and we've settled into a new place in Edinburgh, near Leith."),
+            (
+                U,
+                "Big change: we packed up the Glasgow flat and we've settled into a new place in Edinburgh, near "
+                "Leith.",
+            ),
             (A, "Leith is lovely, enjoy the shore walks."),
             (U, "What's the difference between a latte and a cappuccino?"),
             (A, "A cappuccino has more foam and less milk; a latte is milkier."),
@@ -88,7 +104,11 @@ SESSIONS: list[tuple[str, list[tuple[str, str]]]] = [
     (
         "4:40 pm on 3 October, 2023",
         [
-            (U, "I tore a ligament in my knee, so no more football. I swim laps at the Commonwealth Pool three mornings a week instead."),
+            (
+                U,
+                "I tore a ligament in my knee, so no more football. I swim laps at the Commonwealth Pool three "
+                "mornings a week instead.",
+            ),
             (A, "Swimming is kind to knees, a good swap while you heal."),
             (U, "I retrained over the summer and now I'm a paramedic, first month on the ambulance done."),
             (A, "Congratulations, that's a big step from the ward."),

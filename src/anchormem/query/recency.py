@@ -6,7 +6,8 @@ January, "I switched back to coffee" in October). Two query-time rules handle it
 - **Recency for questions about the present.** When the question asks how things are now ("Does the
   user drink coffee?", "Where does she live now?"; see :func:`asks_present`), the latest session
   among the contexts on the question's subject (:func:`subject_signal` — the meaning of the context's
-  own anchors, or its words where that meaning is not far off — at least ``PROMOTE_ON_SUBJECT`` of its best) puts its ``PROMOTE`` most on-subject contexts first,
+  own anchors, or its words where that meaning is not far off — at least ``PROMOTE_ON_SUBJECT`` of
+  its best) puts its ``PROMOTE`` most on-subject contexts first,
   taking the places of the lowest-scored others if the result is full. The latest statement is
   then returned even when older ones match the words better or say the same thing more often.
   Questions about the past ("When did…", "…before…", "used to…"), questions that gather over time
@@ -121,9 +122,7 @@ def timeline(snapshot: ScopeSnapshot) -> Timeline:
     return made
 
 
-def subject_signal(
-    meaning: npt.NDArray[np.float64], words: npt.NDArray[np.float64] | None
-) -> npt.NDArray[np.float64]:
+def subject_signal(meaning: npt.NDArray[np.float64], words: npt.NDArray[np.float64] | None) -> npt.NDArray[np.float64]:
     """Per context, how strongly it is about what the query asks, from what its own anchors and words
     say (both normalised, not spread to neighbouring windows: small talk next to a statement is not
     on its subject). Word matches count only where the anchors' meaning reaches
