@@ -3,13 +3,11 @@ the latest statement put first, and returned statements compared by date (hand-m
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 import pytest
 
 from anchormem.config import Settings
@@ -197,61 +195,3 @@ def test_questions_about_the_past_are_left_alone(changes: Memory) -> None:
         assert [h.context.id for h in on.contexts] == [h.context.id for h in off.contexts]
         assert [h.score for h in on.contexts] == [h.score for h in off.contexts]
 
-
-class TopicEmbedder:
-    """Meaning as a fake: a text about work (teaching, design, a job) points one way, anything else
-    is hashed words, so a word shared with the question does not make small talk mean the same."""
-
-    WORK = ("teach", "designer", "user's job")
-
-    def __init__(self) -> None:
-        self._words = HashEmbedder(dim=256)
-
-    @property
-    def name(self) -> str:
-        return "topic-fake"
-
-    @property
-    def dim(self) -> int:
-        return 256
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        out = self._words.embed(texts) * 0.3
-        for row, text in enumerate(texts):
-            if any(word in text.lower() for word in self.WORK):
-                out[row, 0] += 1.0
-        return out / np.linalg.norm(out, axis=1, keepdims=True)
-
-
-JOB_SESSIONS: list[tuple[str, list[tuple[str, str]]]] = [
-    ("9:12 am on 8 January, 2024", [("user", "I teach maths at a high school."), ("assistant", "Lovely."), *FILLER]),
-    ("7:40 pm on 2 March, 2024", [*FILLER, ("user", "Teaching year nine is exhausting."), ("assistant", "Rest up.")]),
-    ("10:18 am on 14 June, 2024", [*FILLER, ("user", "I left the school; now a UX designer."), ("assistant", "Wow.")]),
-    (
-        "8:02 pm on 9 November, 2024",
-        [
-            *FILLER,
-            ("user", "Any tips for a job interview on video?"),
-            ("assistant", "Look at the lens."),
-            ("user", "And how do I clean a cast-iron pan?"),
-            ("assistant", "Hot water and a brush."),
-        ],
-    ),
-]
-
-
-def test_the_subject_comes_from_a_contexts_own_anchors_not_a_shared_word(settings: Settings) -> None:
-    conversation: dict[str, Any] = {"speaker_a": "user", "speaker_b": "assistant"}
-    for n, (date, turns) in enumerate(JOB_SESSIONS, 1):
-        conversation[f"session_{n}_date_time"] = date
-        conversation[f"session_{n}"] = [
-            {"speaker": s, "dia_id": f"D{n}:{i + 1}", "text": t} for i, (s, t) in enumerate(turns)
-        ]
-    memory = Memory(settings, embedder=TopicEmbedder())
-    try:
-        memory.add(parse_locomo([{"sample_id": "jobs", "conversation": conversation, "qa": []}])[0], user_id="u")
-        result = search(memory, "What is the user's job?", 3)
-    finally:
-        memory.close()
-    newest = "D3:5"  # "I left the school; now a UX designer."
-    assert newest in result.contexts[0].context.turn_ids, "the November small talk only shares the word 'job'"

@@ -5,9 +5,8 @@ January, "I switched back to coffee" in October). Two query-time rules handle it
 
 - **Recency for questions about the present.** When the question asks how things are now ("Does the
   user drink coffee?", "Where does she live now?"; see :func:`asks_present`), the latest session
-  among the contexts on the question's subject (:func:`subject_signal` — the meaning of the context's
-  own anchors, or its words where that meaning is not far off — at least ``PROMOTE_ON_SUBJECT`` of
-  its best) puts its ``PROMOTE`` most on-subject contexts first,
+  among the contexts on the question's subject (one of the normalised signals — meaning or words —
+  at least ``PROMOTE_ON_SUBJECT`` of its best) puts its ``PROMOTE`` most on-subject contexts first,
   taking the places of the lowest-scored others if the result is full. The latest statement is
   then returned even when older ones match the words better or say the same thing more often.
   Questions about the past ("When did…", "…before…", "used to…"), questions that gather over time
@@ -38,7 +37,6 @@ _EPOCH = datetime(1970, 1, 1)
 PROMOTE_ON_SUBJECT = 0.5  # share of the best subject score that makes a context a candidate for promotion
 PROMOTE = 2  # contexts of the latest session on the subject put first (two: windows overlap by a turn)
 ON_SUBJECT = 0.6  # share of the best score a context needs to count as being about the query's subject
-WORDS_NEED_MEANING = 0.3  # the normalised meaning a context needs before its word matches count for the subject
 
 _NOW = re.compile(
     r"\b(now|currently|current|these days|nowadays|at the moment|at present|still|any ?more|today|"
@@ -122,18 +120,6 @@ def timeline(snapshot: ScopeSnapshot) -> Timeline:
     return made
 
 
-def subject_signal(meaning: npt.NDArray[np.float64], words: npt.NDArray[np.float64] | None) -> npt.NDArray[np.float64]:
-    """Per context, how strongly it is about what the query asks, from what its own anchors and words
-    say (both normalised, not spread to neighbouring windows: small talk next to a statement is not
-    on its subject). Word matches count only where the anchors' meaning reaches
-    ``WORDS_NEED_MEANING``: a request that shares one word with the question ("Any tips for a job
-    interview?" for "What is the user's job?") is not about it, while a statement in the question's
-    words is."""
-    if words is None:
-        return meaning
-    return np.maximum(meaning, np.where(meaning >= WORDS_NEED_MEANING, words, 0.0))
-
-
 def latest_on_subject(
     snapshot: ScopeSnapshot,
     query: str,
@@ -145,8 +131,8 @@ def latest_on_subject(
 
     ``subject`` (default: ``relevance``) says per context how strongly it is about what the query
     asks; a context is on the subject at ``PROMOTE_ON_SUBJECT`` of the best subject score or more.
-    The default recipe passes :func:`subject_signal`, so a statement that matches the question's
-    meaning but not its words still counts, and small talk that shares a word with it does not.
+    The default recipe passes the strongest of its normalised signals, so a statement that matches
+    the question's meaning but not its words still counts.
     """
     if relevance.size == 0 or not asks_present(query):
         return []

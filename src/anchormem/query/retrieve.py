@@ -48,7 +48,7 @@ from anchormem.errors import ConfigError, InputError
 from anchormem.model import ContextHit, EventHit, FactHit, SearchResult
 from anchormem.query.events import events_that_add
 from anchormem.query.fuse import order_by_score, rrf
-from anchormem.query.recency import compare_dates, latest_on_subject, put_first, subject_signal
+from anchormem.query.recency import compare_dates, latest_on_subject, put_first
 from anchormem.query.scoring import (
     context_max,
     context_soft_max,
@@ -185,8 +185,6 @@ def _hybrid(
     total = 0.0
 
     signals: list[Floats] = []
-    meaning: Floats | None = None  # the dense signal on each context's own anchors (not spread)
-    words: Floats | None = None  # the lexical signal on each context's own text (not spread)
 
     def signal(values: Floats) -> Floats:
         scaled = normalise(values)
@@ -194,9 +192,7 @@ def _hybrid(
         return signals[-1]
 
     if recipe.w_dense and snapshot.facts:
-        dense = context_soft_max(snapshot, fact_scores, recipe.dense_temperature)
-        meaning = normalise(dense)
-        relevance += recipe.w_dense * signal(dense)
+        relevance += recipe.w_dense * signal(context_soft_max(snapshot, fact_scores, recipe.dense_temperature))
         total += recipe.w_dense
     if recipe.w_lexical:
         index = snapshot.context_bm25
@@ -206,7 +202,6 @@ def _hybrid(
             best = [f for f, _ in top_rows(fact_scores, recipe.expand_facts)]
             extra = [t for t in expansion_terms(snapshot, query, best, recipe.expand_terms) if t not in terms]
             lexical = lexical + recipe.expand_weight * index.scores_for_terms(extra)
-        words = normalise(lexical)
         relevance += recipe.w_lexical * signal(lexical)
         total += recipe.w_lexical
     if recipe.w_fact_lexical and snapshot.facts:
@@ -229,8 +224,7 @@ def _hybrid(
         )
     scores = {row: float(relevance[row]) for row in chosen}
     if recipe.recency and signals:
-        about = np.maximum.reduce(signals) if meaning is None else subject_signal(meaning, words)
-        first = latest_on_subject(snapshot, query, relevance, about)
+        first = latest_on_subject(snapshot, query, relevance, np.maximum.reduce(signals))
         chosen, scores = put_first(chosen, scores, first, limit)
     return chosen, scores
 
