@@ -16,7 +16,7 @@ from anchormem.ingest.sources import parse_locomo
 from anchormem.memory import Memory
 from anchormem.model import SearchResult
 from anchormem.query.dates import parse_when
-from anchormem.query.recency import asks_present
+from anchormem.query.recency import asks_present, compare_dates
 from anchormem.query.retrieve import RECIPES, retrieve_with
 from anchormem.scopes import make_scope
 
@@ -195,3 +195,15 @@ def test_questions_about_the_past_are_left_alone(changes: Memory) -> None:
         assert [h.context.id for h in on.contexts] == [h.context.id for h in off.contexts]
         assert [h.score for h in on.contexts] == [h.score for h in off.contexts]
 
+
+def test_an_earlier_statement_the_rule_weighed_is_compared_even_when_it_scores_low(changes: Memory) -> None:
+    snap = changes.snapshot(make_scope("u", None, None))
+    row = {turn: r for r, c in enumerate(snap.contexts) for turn in c.turn_ids}
+    newest, january, leeds = row[NEWEST_COFFEE], row["D1:1"], row["D2:7"]
+    assert len({newest, january, leeds}) == 3
+    rows, scores = [newest, january, leeds], [1.0, 0.3, 0.2]  # the January statement says it in other words
+    assert all(mark == (None, ()) for mark in compare_dates(snap, rows, scores).values()), "by score alone"
+    marks = compare_dates(snap, rows, scores, also_on_subject={newest, january})
+    assert marks[newest] == (True, ())
+    assert marks[january] == (False, (newest,))
+    assert marks[leeds] == (None, ()), "a context the rule did not weigh stays unmarked"

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -37,6 +37,7 @@ _EPOCH = datetime(1970, 1, 1)
 PROMOTE_ON_SUBJECT = 0.5  # share of the best subject score that makes a context a candidate for promotion
 PROMOTE = 2  # contexts of the latest session on the subject put first (two: windows overlap by a turn)
 ON_SUBJECT = 0.6  # share of the best score a context needs to count as being about the query's subject
+COMPARED_ON_SUBJECT = 0.7  # share of the best subject score that makes a returned context compared with the promoted
 
 _NOW = re.compile(
     r"\b(now|currently|current|these days|nowadays|at the moment|at present|still|any ?more|today|"
@@ -120,6 +121,15 @@ def timeline(snapshot: ScopeSnapshot) -> Timeline:
     return made
 
 
+def on_subject(subject: npt.NDArray[np.float64], share: float = PROMOTE_ON_SUBJECT) -> list[int]:
+    """The rows on the query's subject: ``subject`` at least ``PROMOTE_ON_SUBJECT`` of its best
+    (none when nothing scores above zero)."""
+    peak = float(subject.max()) if subject.size else 0.0
+    if peak <= 0.0:
+        return []
+    return [int(r) for r in np.flatnonzero(subject >= share * peak)]
+
+
 def latest_on_subject(
     snapshot: ScopeSnapshot,
     query: str,
@@ -141,7 +151,7 @@ def latest_on_subject(
     if peak <= 0.0:
         return []
     line = timeline(snapshot)
-    candidates = [int(r) for r in np.flatnonzero(about >= PROMOTE_ON_SUBJECT * peak)]
+    candidates = on_subject(about)
     latest = max(line.session_time[r] for r in candidates)
     in_latest = [r for r in candidates if line.session_time[r] == latest]
     in_latest.sort(key=lambda r: (-float(about[r]), -float(relevance[r]), r))
@@ -171,23 +181,31 @@ def put_first(
 
 
 def compare_dates(
-    snapshot: ScopeSnapshot, rows: Sequence[int], scores: Sequence[float]
+    snapshot: ScopeSnapshot,
+    rows: Sequence[int],
+    scores: Sequence[float],
+    also_on_subject: Collection[int] = (),
 ) -> dict[int, tuple[bool | None, tuple[int, ...]]]:
     """For each returned row: (latest, rows on the same subject from later sessions).
 
-    Rows scoring at least ``ON_SUBJECT`` of the best returned score are on the query's subject and
-    are compared by their session's time; ``latest`` is None for the others, and for every row when
-    fewer than two sessions are on the subject (nothing to compare).
+    Rows scoring at least ``ON_SUBJECT`` of the best returned score are on the query's subject, and
+    so are the returned rows in ``also_on_subject`` (the rows the recency rule weighed when it put
+    the latest statement first: an earlier statement in other words, scored low, is still what the
+    latest one replaces). They are compared by their session's time; ``latest`` is None for the
+    others, and for every row when fewer than two sessions are on the subject (nothing to compare).
     """
     out: dict[int, tuple[bool | None, tuple[int, ...]]] = {row: (None, ()) for row in rows}
     if not rows:
         return out
     top = max(scores)
-    on_subject = [row for row, score in zip(rows, scores, strict=True) if top > 0 and score >= ON_SUBJECT * top]
+    also = set(also_on_subject)
+    same = [
+        row for row, score in zip(rows, scores, strict=True) if (top > 0 and score >= ON_SUBJECT * top) or row in also
+    ]
     line = timeline(snapshot)
-    if len({line.session_time[r] for r in on_subject}) < 2:
+    if len({line.session_time[r] for r in same}) < 2:
         return out
-    for row in on_subject:
-        later = tuple(r for r in on_subject if line.session_time[r] > line.session_time[row])
+    for row in same:
+        later = tuple(r for r in same if line.session_time[r] > line.session_time[row])
         out[row] = (not later, later)
     return out

@@ -48,7 +48,7 @@ from anchormem.errors import ConfigError, InputError
 from anchormem.model import ContextHit, EventHit, FactHit, SearchResult
 from anchormem.query.events import events_that_add
 from anchormem.query.fuse import order_by_score, rrf
-from anchormem.query.recency import compare_dates, latest_on_subject, put_first
+from anchormem.query.recency import COMPARED_ON_SUBJECT, compare_dates, latest_on_subject, on_subject, put_first
 from anchormem.query.scoring import (
     context_max,
     context_soft_max,
@@ -130,8 +130,9 @@ def retrieve_with(
     events = top_rows(event_scores, settings.k_events) if recipe.return_events or recipe.w_events else []
     limit = settings.max_contexts
 
+    weighed: frozenset[int] = frozenset()  # rows compared by date with the ones the recency rule put first
     if recipe.mode == "hybrid":
-        chosen, scores = _hybrid(snapshot, query, fact_scores, events, recipe, limit)
+        chosen, scores, weighed = _hybrid(snapshot, query, fact_scores, events, recipe, limit)
     elif recipe.mode in ("paper", "facts", "rrf", "bm25", "chunks"):
         ranked = _ranked(snapshot, query, q, fact_scores, recipe, settings)
         scores = {row: 1.0 / (1 + r) for r, row in enumerate(ranked)}
@@ -143,7 +144,7 @@ def retrieve_with(
     returned_events = events if recipe.return_events else []
     if recipe.mode != "paper":  # §4.3 returns the top events as they are
         returned_events = events_that_add(snapshot, returned_events, chosen)
-    return _build_result(snapshot, query, chosen, scores, fact_scores, anchors_from, returned_events)
+    return _build_result(snapshot, query, chosen, scores, fact_scores, anchors_from, returned_events, weighed)
 
 
 def top_rows(scores: npt.NDArray[np.floating], k: int) -> list[tuple[int, float]]:
@@ -177,10 +178,10 @@ def _hybrid(
     events: list[tuple[int, float]],
     recipe: Recipe,
     limit: int,
-) -> tuple[list[int], dict[int, float]]:
+) -> tuple[list[int], dict[int, float], frozenset[int]]:
     n = len(snapshot.contexts)
     if n == 0:
-        return [], {}
+        return [], {}, frozenset()
     relevance = np.zeros(n)
     total = 0.0
 
@@ -223,10 +224,14 @@ def _hybrid(
             max(recipe.pool, 4 * limit),
         )
     scores = {row: float(relevance[row]) for row in chosen}
+    weighed: frozenset[int] = frozenset()
     if recipe.recency and signals:
-        first = latest_on_subject(snapshot, query, relevance, np.maximum.reduce(signals))
+        subject = np.maximum.reduce(signals)
+        first = latest_on_subject(snapshot, query, relevance, subject)
         chosen, scores = put_first(chosen, scores, first, limit)
-    return chosen, scores
+        if first:
+            weighed = frozenset(on_subject(subject, COMPARED_ON_SUBJECT))
+    return chosen, scores, weighed
 
 
 def _best_anchor_vectors(snapshot: ScopeSnapshot, fact_scores: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
@@ -281,6 +286,7 @@ def _build_result(
     fact_scores: npt.NDArray[np.floating],
     top_facts: list[tuple[int, float]],
     events: list[tuple[int, float]],
+    weighed: frozenset[int] = frozenset(),
     max_anchors: int = 3,
 ) -> SearchResult:
     fact_context = snapshot.fact_context
@@ -313,7 +319,7 @@ def _build_result(
         )
     picked = {row: i for i, row in enumerate(chosen)}
     best_first = sorted(chosen, key=lambda row: (-float(scores.get(row, 0.0)), picked[row]))
-    dated = compare_dates(snapshot, best_first, [float(scores.get(row, 0.0)) for row in best_first])
+    dated = compare_dates(snapshot, best_first, [float(scores.get(row, 0.0)) for row in best_first], weighed)
     ids = snapshot.contexts
     hits = tuple(
         ContextHit(
