@@ -82,3 +82,24 @@ def test_delete_session_during_an_add_leaves_no_orphans(tmp_path: Path) -> None:
         assert all(f.context_id in {c.id for c in contexts} for f in facts)
         assert all(set(e.fact_ids) <= {f.id for f in facts} for e in events)
         assert "Pico loves the beach" not in repr(facts) + repr(events)
+
+
+def test_a_delete_by_another_memory_during_extraction_leaves_no_cached_answer(tmp_path: Path) -> None:
+    """Another process (here a second ``Memory`` on the same file, so no shared writer lock) deletes a
+    session while the add waits for the LLM: the answer that arrives afterwards is cached by the adder,
+    and must be forgotten once the store refuses its facts."""
+    cfg = Settings.load(env={}, store=str(tmp_path / "m.db"), embed__backend="hash")
+    other = Memory(cfg, embedder=HashEmbedder())  # no LLM: forgets from the cache file next to the store
+    responder = DeleteMidway("Pico loves the beach", user_id="ana", session="1")
+    responder.memory = other
+    llm = CachedLLM(FakeLLM(responder), cfg.cache_path)
+    with Memory(cfg, embedder=HashEmbedder(), llm=llm) as mem:
+        mem.add(messages(SESSION_2, "2"), user_id="ana")
+        mem.add(messages(SESSION_1, "1"), user_id="ana")
+        assert responder.thread is not None
+        responder.thread.join(timeout=15)
+        assert not responder.errors
+        assert all(t.session == "2" for t in mem.turns(user_id="ana"))
+    other.close()
+    llm.close()
+    assert b"Pico loves the beach" not in _bytes(cfg.cache_path)

@@ -9,6 +9,7 @@ from anchormem.errors import InputError
 from anchormem.ingest.pipeline import IngestPipeline, Progress
 from anchormem.ingest.precomputed import Precomputed
 from anchormem.lifecycle import history as chronicle
+from anchormem.lifecycle.delete import forget_cached
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.llm.accounting import Accounting
 from anchormem.model import IngestReport, Scope, Turn
@@ -79,6 +80,9 @@ class Ingester:
             concurrency=settings.llm.concurrency if settings.llm else 1,
             progress=progress or (lambda *_: None),
             chunking=settings.chunking,
+            forget_cached=(lambda texts: forget_cached(self._parts.response_cache(), texts))
+            if llm is not None
+            else None,
         )
 
     def _store_usage(self, scope: Scope, call: Accounting) -> None:

@@ -82,6 +82,9 @@ class IngestPipeline:
     concurrency: int = 4
     progress: Progress = _no_progress
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
+    # drops cached LLM exchanges holding these texts: an extraction answered for a context that another
+    # process deleted meanwhile must not stay in the response cache (None: nothing is cached)
+    forget_cached: Callable[[Sequence[str]], object] | None = None
 
     def run(self, scope: Scope, turns: Sequence[Turn], pre: Precomputed | None = None) -> IngestReport:
         started = time.perf_counter()
@@ -175,6 +178,17 @@ class IngestPipeline:
             row += len(facts)
         return self.store.save_extractions(scope, out)
 
+    def _save_extracted(self, scope: Scope, batch: Sequence[tuple[Context, list[Fact]]]) -> int:
+        """Save what the LLM extracted; for contexts deleted meanwhile (the store skips their facts), forget
+        the cached exchanges that hold their words."""
+        added = self._save(scope, batch)
+        if self.forget_cached is not None:
+            held = {c.id for c in self.store.contexts(scope, [c.id for c, _ in batch])}
+            gone = [c.text for c, _ in batch if c.id not in held]
+            if gone:
+                self.forget_cached(gone)
+        return added
+
     def _extract_llm(self, scope: Scope, todo: Sequence[Context], report: IngestReport) -> None:
         assert self.extract_llm is not None
         llm = self.extract_llm
@@ -194,12 +208,12 @@ class IngestPipeline:
                 else:
                     buffer.append((context, make_facts(context, result, "llm")))
                 if len(buffer) >= SAVE_EVERY:
-                    report.facts_added += self._save(scope, buffer)
+                    report.facts_added += self._save_extracted(scope, buffer)
                     buffer = []
                 self.progress("facts", done, len(todo))
         except LLMUnavailableError as exc:
             if buffer:
-                report.facts_added += self._save(scope, buffer)
+                report.facts_added += self._save_extracted(scope, buffer)
             left = len(todo) - done + len(unavailable)
             raise LLMUnavailableError(
                 f"{exc} — everything done so far is stored ({report.contexts_added} new contexts, "
@@ -207,7 +221,7 @@ class IngestPipeline:
                 f"to resume"
             ) from exc
         if buffer:
-            report.facts_added += self._save(scope, buffer)
+            report.facts_added += self._save_extracted(scope, buffer)
         for context, error in unavailable:  # isolated faults: recorded, retried by the next run
             report.extractions_failed += 1
             self.store.mark_failed(scope, context.id, f"{type(error).__name__}: {error}")
