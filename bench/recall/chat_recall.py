@@ -111,7 +111,8 @@ def build(
         index = {f.id: i for i, f in enumerate(facts)}
         events = [extractive_event(c, by_id) for c in linked.kept]
         evecs = mean_vectors([[index[f] for f in c.fact_ids] for c in linked.kept], fvecs)
-    return Built(sid, ScopeSnapshot(contexts, facts, fvecs, events, evecs), turns)
+    snapshot = ScopeSnapshot(contexts, facts, fvecs, events, evecs, window_chars=chunking.chat_chars)
+    return Built(sid, snapshot, turns)
 
 
 def evaluate(

@@ -37,6 +37,7 @@ class SnapshotCache:
             events=events,
             event_vectors=event_vectors,
             embed_texts=self._parts.embedder.embed,
+            window_chars=self._parts.settings.chunking.chat_chars,
         )
         with self._lock:
             self._snapshots[scope] = (version, snap)

@@ -159,19 +159,30 @@ def latest_on_subject(
 
 
 def put_first(
-    chosen: list[int], scores: dict[int, float], first: list[int], limit: int
+    chosen: list[int],
+    scores: dict[int, float],
+    first: list[int],
+    limit: int,
+    share: Sequence[float] | None = None,
 ) -> tuple[list[int], dict[int, float]]:
     """``chosen`` with the rows of ``first`` in it (each taking the place of the lowest-scored other
-    row when the result is full) and scored just above the best, in the order given, so that they
-    rank first. Everything else keeps its place and score."""
+    rows when the result is full) and scored just above the best, in the order given, so that they
+    rank first. Everything else keeps its place and score. ``share[row]`` is the place a row takes
+    (default 1 each; see ``query.select``): the result holds at most ``limit`` places."""
     if not first or limit <= 0:
         return chosen, scores
+
+    def place(row: int) -> float:
+        return 1.0 if share is None else float(share[row])
+
     first = first[:limit]
     kept = [r for r in chosen if r not in first]
-    room = limit - len(first)
-    if len(kept) > room:
-        drop = set(sorted(kept, key=lambda r: (scores.get(r, 0.0), -chosen.index(r)))[: len(kept) - room])
-        kept = [r for r in kept if r not in drop]
+    room = limit - sum(place(r) for r in first) + 1e-9
+    weakest_first = sorted(kept, key=lambda r: (scores.get(r, 0.0), -chosen.index(r)))
+    drop: set[int] = set()
+    while weakest_first and sum(place(r) for r in kept if r not in drop) > room:
+        drop.add(weakest_first.pop(0))
+    kept = [r for r in kept if r not in drop]
     out = {r: scores[r] for r in kept if r in scores}
     raised = max([*out.values(), *(scores.get(r, 0.0) for r in first), 0.0])
     for row in reversed(first):

@@ -14,7 +14,9 @@ A *recipe* names how candidate contexts are scored and chosen (``RetrievalSettin
   and averaged; contexts are then chosen by maximal marginal relevance over their best anchors'
   vectors (a context that repeats what a chosen one says gives way to one that adds something),
   skipping contexts whose turns are all covered. The top events are returned beside, except those
-  whose source contexts are all returned already (``query.events``). For a question about the
+  whose source contexts are all returned already, and an extractive event says only what the
+  returned contexts do not (``query.events``). ``max_contexts`` counts full windows: a chat window
+  cut short takes the share of a window its text fills (``query.select``). For a question about the
   present, the latest session on its subject comes first (``query.recency``).
   Each normalised signal is first spread over the turns that overlapping windows share (a turn
   scores its best window, a window the mean of its turns), so a window next to a strong one
@@ -45,8 +47,8 @@ import numpy.typing as npt
 
 from anchormem.config import RetrievalSettings
 from anchormem.errors import ConfigError, InputError
-from anchormem.model import ContextHit, EventHit, FactHit, SearchResult
-from anchormem.query.events import events_that_add
+from anchormem.model import ContextHit, Event, EventHit, FactHit, SearchResult
+from anchormem.query.events import events_that_add, what_they_add
 from anchormem.query.fuse import order_by_score, rrf
 from anchormem.query.recency import COMPARED_ON_SUBJECT, compare_dates, latest_on_subject, on_subject, put_first
 from anchormem.query.scoring import (
@@ -142,9 +144,11 @@ def retrieve_with(
         raise ConfigError(f"unknown recipe mode {recipe.mode!r}")
     anchors_from = top_rows(fact_scores, max(settings.k_facts, recipe.depth))
     returned_events = events if recipe.return_events else []
+    shown = {e: snapshot.events[e] for e, _ in returned_events}
     if recipe.mode != "paper":  # §4.3 returns the top events as they are
-        returned_events = events_that_add(snapshot, returned_events, chosen)
-    return _build_result(snapshot, query, chosen, scores, fact_scores, anchors_from, returned_events, weighed)
+        shown = what_they_add(snapshot, events_that_add(snapshot, returned_events, chosen), chosen)
+        returned_events = [(e, score) for e, score in returned_events if e in shown and shown[e].text]
+    return _build_result(snapshot, query, chosen, scores, fact_scores, anchors_from, returned_events, shown, weighed)
 
 
 def top_rows(scores: npt.NDArray[np.floating], k: int) -> list[tuple[int, float]]:
@@ -228,7 +232,7 @@ def _hybrid(
     if recipe.recency and signals:
         subject = np.maximum.reduce(signals)
         first = latest_on_subject(snapshot, query, relevance, subject)
-        chosen, scores = put_first(chosen, scores, first, limit)
+        chosen, scores = put_first(chosen, scores, first, limit, snapshot.context_share)
         if first:
             weighed = frozenset(on_subject(subject, COMPARED_ON_SUBJECT))
     return chosen, scores, weighed
@@ -286,6 +290,7 @@ def _build_result(
     fact_scores: npt.NDArray[np.floating],
     top_facts: list[tuple[int, float]],
     events: list[tuple[int, float]],
+    shown: dict[int, Event],
     weighed: frozenset[int] = frozenset(),
     max_anchors: int = 3,
 ) -> SearchResult:
@@ -303,7 +308,7 @@ def _build_result(
     event_hits: list[EventHit] = []
     via: dict[int, list[str]] = {row: [] for row in chosen}
     for e, score in events:
-        event = snapshot.events[e]
+        event = shown[e]  # an extractive event says only what the contexts do not (``query.events``)
         fact_rows = snapshot.event_facts[e]
         ctx_rows = contexts_of(snapshot, fact_rows)
         for row in ctx_rows:

@@ -1,4 +1,10 @@
-"""Choosing the contexts to hand over: best first, turn coverage aware, optionally diverse (MMR)."""
+"""Choosing the contexts to hand over: best first, turn coverage aware, optionally diverse (MMR).
+
+``limit`` counts full windows: a context takes ``snapshot.context_share`` of a place (1 for the
+paper's windows; a chat window cut by length takes the share of a full window its text fills), so
+a result of short chat windows holds more of them and the reader gets about the same text as from
+``limit`` full windows.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ def select_ranked(
     chosen: list[int] = []
     covered: set[str] = set()
     for row in ranked:
-        if len(chosen) >= limit:
+        if not fits(snapshot, chosen, row, limit):
             break
         turns = snapshot.context_turns[row]
         if turns and len(turns & covered) / len(turns) >= skip_covered:
@@ -25,6 +31,17 @@ def select_ranked(
         chosen = _absorb(snapshot, chosen, row) if absorb else [*chosen, row]
         covered |= turns
     return chosen
+
+
+def places(snapshot: ScopeSnapshot, rows: list[int]) -> float:
+    """The places ``rows`` take in a result (see the module docstring)."""
+    share = snapshot.context_share
+    return float(sum(share[r] for r in rows))
+
+
+def fits(snapshot: ScopeSnapshot, chosen: list[int], row: int, limit: int) -> bool:
+    """Whether ``row`` still has a place beside ``chosen`` within ``limit`` full windows."""
+    return places(snapshot, chosen) + snapshot.context_share[row] <= limit + 1e-9
 
 
 def _absorb(snapshot: ScopeSnapshot, chosen: list[int], row: int) -> list[int]:
@@ -47,7 +64,8 @@ def select_diverse(
     ``representation`` row i describes context i (its best-matching anchor's vector), so a context
     saying again what a chosen one says loses ``(1 - lam) * similarity``. Contexts whose turns are
     all covered are skipped; a chosen context whose turns a later choice holds is dropped. Ties go to
-    the more relevant, then the earlier context.
+    the more relevant, then the earlier context. Selection stops at the first pick that does not
+    fit within ``limit`` places.
     """
     n = relevance.shape[0]
     if n == 0 or limit <= 0:
@@ -62,12 +80,14 @@ def select_diverse(
     alive = np.ones(len(cand_list), dtype=bool)
     chosen: list[int] = []
     covered: set[str] = set()
-    while len(chosen) < limit and alive.any():
+    while alive.any():
         value = lam * rel - (1.0 - lam) * np.where(np.isfinite(redundancy), redundancy, 0.0)
         value = np.where(alive, value, -np.inf)
         j = int(np.argmax(value))
-        alive[j] = False
         row = cand_list[j]
+        if not fits(snapshot, chosen, row, limit):
+            break
+        alive[j] = False
         turns = snapshot.context_turns[row]
         if turns and turns <= covered:
             continue

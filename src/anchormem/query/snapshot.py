@@ -14,6 +14,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
+from anchormem.config import ChunkSettings
 from anchormem.errors import ConfigError, InputError
 from anchormem.model import Context, Event, Fact
 from anchormem.query.lexical import BM25Index
@@ -36,6 +37,7 @@ class ScopeSnapshot:
     events: list[Event] = field(default_factory=list)
     event_vectors: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     embed_texts: Callable[[list[str]], npt.NDArray[np.float32]] | None = None  # for the ``chunks`` baseline
+    window_chars: int = ChunkSettings().chat_chars  # text of a full chat window (``ChunkSettings.chat_chars``)
 
     def __post_init__(self) -> None:
         if len(self.fact_vectors) != len(self.facts):
@@ -105,6 +107,29 @@ class ScopeSnapshot:
         return [frozenset(c.turn_ids) for c in self.contexts]
 
     @cached_property
+    def context_share(self) -> list[float]:
+        """The share of a full window each context holds, which is the place it takes in a result
+        (``query.select``). The paper's windows overlap their session neighbours by a turn and count
+        1 each. A window that shares no turn with a neighbour of its session was cut by length (a
+        chat window, ``ingest.chunk``) and counts its text (DATE line included) over
+        ``window_chars``, at most 1: a window closed early because the next turn did not fit, or
+        at the end of a session, is a part of a window. A session's only window counts 1.
+        """
+        turns = self.context_turns
+        contexts = self.contexts
+        out: list[float] = []
+        for row, context in enumerate(contexts):
+            neighbours = [
+                r for r in (row - 1, row + 1) if 0 <= r < len(contexts) and contexts[r].session == context.session
+            ]
+            cut_by_length = bool(neighbours) and not any(turns[row] & turns[r] for r in neighbours)
+            if cut_by_length and self.window_chars > 0:
+                out.append(min(1.0, len(context.text) / self.window_chars))
+            else:
+                out.append(1.0)
+        return out
+
+    @cached_property
     def turn_segments(self) -> tuple[IntArray, IntArray, int]:
         """Windows -> turns for spreading scores over shared turns: (context row of each (window,
         turn) pair, turn number of the pair, number of distinct turns)."""
@@ -136,6 +161,7 @@ class ScopeSnapshot:
             "fact_segments",
             "event_facts",
             "context_turns",
+            "context_share",
             "turn_segments",
             "context_bm25",
             "fact_bm25",
