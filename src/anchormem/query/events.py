@@ -6,9 +6,9 @@ An event is kept when at least one of its source facts lies in a context that wa
 has no known source fact, so nothing can be said about it).
 
 An extractive event (the offline path: its source facts' sentences joined) that is kept says only
-what the returned contexts do not: its sentences from returned contexts, and any sentence that a
-returned context holds as a fact too, are left out of its text (:func:`what_they_add`; a sentence an event before it said is not said again). An LLM's
-event is a narrative and is returned whole.
+what the returned contexts do not: its sentences from returned contexts, any sentence that a
+returned context holds as a fact too, and any sentence a better event said already are left out
+of its text (:func:`what_they_add`). An LLM's event is a narrative and is returned whole.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from anchormem.model import Event
-
 from anchormem.query.snapshot import ScopeSnapshot
 
 
