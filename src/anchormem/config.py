@@ -75,7 +75,9 @@ class ChunkSettings:
 
 @dataclass(frozen=True)
 class RetrievalSettings:
-    """Retrieval parameters (paper §4.3). ``variant`` names a retrieval recipe."""
+    """Retrieval parameters (paper §4.3). ``variant`` names a retrieval recipe. ``max_contexts``
+    counts full windows: a chat window cut short takes the share of a window it fills
+    (``ScopeSnapshot.context_share``), so a result may hold more, shorter contexts."""
 
     k_facts: int = 10
     k_events: int = 10
