@@ -91,13 +91,19 @@ def _event_snapshot() -> ScopeSnapshot:
         (3, "Ana framed the painting."),
     ]
     facts = [Fact(f"f{i}", f"c{row}", text, "offline") for i, (row, text) in enumerate(texts)]
-    events = [
-        Event("e-walk", "…", ("f0", "f1", "f2", "f3"), "extractive"),
-        Event("e-paint", "…", ("f3", "f4"), "extractive"),
+    events = [  # extractive events hold their facts' sentences, each once (``extractive_event``)
+        Event(
+            "e-walk",
+            "Ana adopted Pico. Ana walked Pico on the beach. Ana painted Pico.",
+            ("f0", "f1", "f2", "f3"),
+            "extractive",
+        ),
+        Event("e-paint", "Ana painted Pico. Ana framed the painting.", ("f3", "f4"), "extractive"),
         Event("e-llm", "Ana adopted Pico and painted him.", ("f0", "f3"), "llm"),
     ]
     vectors = EMB.embed([f.text for f in facts])
-    return ScopeSnapshot(contexts, facts, vectors, events, EMB.embed([e.text for e in events]))
+    events_vectors = EMB.embed([e.text for e in events])
+    return ScopeSnapshot(contexts, facts, vectors, events, events_vectors, window_chars=0)  # one place each
 
 
 def test_an_extractive_event_says_only_what_the_returned_contexts_do_not() -> None:
@@ -118,6 +124,7 @@ def test_retrieval_returns_events_trimmed_and_never_an_empty_one(max_contexts: i
     returned = {h.context.id for h in result.contexts}
     held = {f.text for f in snap.facts if f.context_id in returned}
     said: list[str] = []
+    assert any(hit.event.source == "extractive" for hit in result.events)
     for hit in result.events:
         assert hit.event.text
         if hit.event.source == "extractive":
