@@ -197,7 +197,7 @@ class AnchorMemSession:
         }
 
     def recall(self, *, k: int | None = None) -> Callable[[CallModelData[Any]], Any]:
-        """:func:`recall` for this session's user and scope, leaving out this session's own contexts
+        """:func:`recall` for the user and scope of this Session object, leaving out the contexts it added itself
         (the model has them as history): ``RunConfig(call_model_input_filter=session.recall())``."""
         b = self.binding
         return recall(
