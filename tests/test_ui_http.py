@@ -141,6 +141,12 @@ def test_search_explains_every_context_and_gives_the_prompt_block(client: TestCl
         assert {"anchor", "lexical", "shared_turns"} <= set(x["contributions"])
         assert (x["picked_at"] is not None or x["promoted"]) and x["relevance_rank"] >= 1
         assert ("recency" in x["contributions"]) == x["promoted"]
+    # statements on the question's subject compared by date: the newest marked latest, the others earlier
+    marks = {c["context"]["id"]: c["latest"] for c in out["contexts"]}
+    assert marks == {c["context"]["id"]: c["latest"] for c in plain["contexts"]}
+    assert True in marks.values() and False in marks.values(), marks
+    for c in out["contexts"]:
+        assert bool(c["newer"]) == (c["latest"] is False)
     first = min(out["contexts"], key=lambda c: c["explanation"]["relevance_rank"])  # the most relevant context
     text = first["context"]["text"]
     anchored = [text[s["start"] : s["end"]] for s in first["spans"] if s["kind"] == "anchor" and s["anchor"] == 0]

@@ -219,6 +219,8 @@ async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
                     "position": position,
                     "context": dataclasses.asdict(hit.context),
                     "score": hit.score,
+                    "latest": hit.latest,  # compared by date with the other returned statements on the subject
+                    "newer": list(hit.newer),
                     "anchors": [dataclasses.asdict(a) for a in hit.anchors],
                     "via_events": list(hit.via_events),
                     "spans": [dataclasses.asdict(s) for s in spans],

@@ -104,7 +104,10 @@ function explanationBlock(x, mode) {
 function renderSearch(r) {
   const cards = r.contexts.map((c) => h("article", { class: "card hit", "data-context": c.context.id },
     h("h3", {}, `${c.position}. `, recordLink(c.context.id),
-      h("span", { class: "muted" }, ` session ${c.context.session} · ${c.context.date || "undated"} · score ${fmt(c.score)}`)),
+      h("span", { class: "muted" }, ` session ${c.context.session} · ${c.context.date || "undated"} · score ${fmt(c.score)}`),
+      c.latest === true ? h("span", { class: "badge latest", title: "the newest returned statement on the question's subject" }, " [latest]")
+        : c.latest === false ? h("span", { class: "badge earlier", title: `said before ${c.newer.length} newer returned context(s) on the subject` }, " [earlier]")
+        : ""),
     highlighted(c.context.text, c.spans),
     h("ul", { class: "plain anchors", "aria-label": "Anchors that led here" }, c.anchors.map((a, i) => h("li", {},
       h("span", { class: `swatch a${i % 5}`, "aria-hidden": "true" }), `anchor ${i + 1} · cosine ${fmt(a.score)} · `,
@@ -117,7 +120,7 @@ function renderSearch(r) {
     h("p", {}, e.event.text),
     h("details", {}, h("summary", {}, `${e.facts.length} facts from ${e.context_ids.length} contexts`),
       h("ul", { class: "plain" }, e.facts.map((f) => h("li", {}, recordLink(f.id), " ", f.text))))))
-    : [h("p", { class: "muted" }, "This variant returns no events.")];
+    : [h("p", { class: "muted" }, "No events: none adds to the contexts returned (or this variant returns none).")];
   const copy = h("button", { type: "button", class: "quiet" }, "Copy");
   copy.addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText(r.prompt.text));
   return [
