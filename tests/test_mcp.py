@@ -17,6 +17,7 @@ import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 
+from anchormem.llm.fake import FakeLLM
 from anchormem.memory import Memory
 from anchormem.server.mcp import build_server
 from tests.fixtures import SESSION_1, SESSION_2
@@ -24,7 +25,7 @@ from tests.fixtures import SESSION_1, SESSION_2
 TURNS = [{"speaker": s, "text": t, "session": "1", "timestamp": "2024-03-01 10:00"} for s, t in SESSION_1] + [
     {"speaker": s, "text": t, "session": "2", "timestamp": "2024-03-08 18:00"} for s, t in SESSION_2
 ]
-TOOLS = {"add_memory", "search_memory", "answer_question", "delete_memory", "memory_stats"}
+TOOLS = {"add_memory", "search_memory", "delete_memory", "memory_stats"}  # answer_question needs an LLM
 
 
 def data(result: Any) -> Any:
@@ -50,7 +51,7 @@ async def round_trip(client: Client) -> None:
     stats = data(await client.call_tool("memory_stats", {}))
     assert stats["turns"] == len(TURNS)
     no_llm = await client.call_tool("answer_question", {"question": "What is the dog's name?"})
-    assert no_llm.is_error and "llm_not_configured: " in no_llm.content[0].text
+    assert no_llm.is_error, "a server without an LLM does not offer answer_question"
     bad = await client.call_tool("add_memory", {"messages": [{"speaker": "a"}]})
     assert bad.is_error
 
@@ -68,6 +69,46 @@ def test_in_process_round_trip(memory: Memory) -> None:
 
     asyncio.run(run())
     assert memory.users() == [] or [s.user_id for s in memory.users()] == ["alice"]
+
+
+async def _tools(memory: Memory) -> dict[str, Any]:
+    async with Client(build_server(memory, user_id="alice")) as client:
+        return {t.name: t for t in (await client.list_tools()).tools}
+
+
+def test_answer_question_is_offered_only_with_an_llm(memory: Memory, llm_memory: Memory) -> None:
+    assert set(asyncio.run(_tools(memory))) == TOOLS
+    assert set(asyncio.run(_tools(llm_memory))) == TOOLS | {"answer_question"}
+
+
+def test_answer_question_answers_with_the_configured_llm(llm_memory: Memory, fake_llm: FakeLLM) -> None:
+    async def run() -> Any:
+        async with Client(build_server(llm_memory, user_id="alice")) as client:
+            await client.call_tool("add_memory", {"messages": TURNS})
+            return data(await client.call_tool("answer_question", {"question": "What is the dog's name?", "k": 5}))
+
+    answer = asyncio.run(run())
+    assert answer["answer"] and answer["model"] == fake_llm.model
+
+
+def test_every_tool_and_parameter_is_described(llm_memory: Memory) -> None:
+    """An LLM picks tools and fills arguments from these texts alone."""
+    tools = asyncio.run(_tools(llm_memory))
+    for name, tool in tools.items():
+        assert tool.description and len(tool.description) > 60, name
+        props = tool.input_schema.get("properties", {})
+        for param, schema in props.items():
+            assert schema.get("description"), f"{name}.{param} has no description"
+    expected = {
+        "add_memory": {"messages"},
+        "search_memory": {"query", "k", "max_contexts", "max_chars"},
+        "answer_question": {"question", "k"},
+        "delete_memory": {"session", "turn", "context", "all"},
+        "memory_stats": set(),
+    }
+    assert {n: set(t.input_schema.get("properties", {})) for n, t in tools.items()} == expected
+    message = tools["add_memory"].input_schema["$defs"]["MessageIn"]["properties"]
+    assert all(field.get("description") for field in message.values())
 
 
 def _env(store: Path) -> dict[str, str]:

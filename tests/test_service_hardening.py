@@ -41,9 +41,9 @@ def test_mcp_search_has_the_rest_bounds(memory: Memory, name: str, value: int) -
     assert "equal to 1" in result.content[0].text or "equal to 200" in result.content[0].text
 
 
-def test_mcp_answer_has_the_rest_bound(memory: Memory) -> None:
-    memory.add(TURNS, user_id="alice")
-    (result,) = _mcp(memory, [("answer_question", {"question": "dog?", "k": 10**12})])
+def test_mcp_answer_has_the_rest_bound(llm_memory: Memory) -> None:
+    llm_memory.add(TURNS, user_id="alice")
+    (result,) = _mcp(llm_memory, [("answer_question", {"question": "dog?", "k": 10**12})])
     assert result.is_error and "equal to 200" in result.content[0].text
 
 
@@ -59,7 +59,8 @@ def test_mcp_answer_has_the_rest_bound(memory: Memory) -> None:
         ("answer_question", {"question": "q", "variant": "bm25"}),
     ],
 )
-def test_mcp_tools_refuse_unknown_arguments(memory: Memory, tool: str, args: dict[str, Any]) -> None:
+def test_mcp_tools_refuse_unknown_arguments(llm_memory: Memory, tool: str, args: dict[str, Any]) -> None:
+    memory = llm_memory
     memory.add(TURNS, user_id="alice")
     memory.add(TURNS, user_id="bob")
     before = {u: memory.stats(user_id=u).turns for u in ("alice", "bob")}

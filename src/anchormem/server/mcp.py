@@ -1,9 +1,11 @@
 """``anchormem mcp``: one user's memory as MCP tools for agents (stdio or streamable HTTP).
 
-Tools: ``add_memory``, ``search_memory``, ``answer_question``, ``delete_memory`` and
-``memory_stats``, all on the scope given at start (``--user``, optional ``--agent`` and
-``--run``); the agent cannot reach another user's memory. Library errors come back as tool
-errors (``is_error``) whose text holds the REST API's stable code, e.g. ``not_found: ...``.
+Tools: ``add_memory``, ``search_memory``, ``delete_memory``, ``memory_stats`` and, only when
+an LLM is configured, ``answer_question``; all on the scope given at start (``--user``, optional
+``--agent`` and ``--run``); the agent cannot reach another user's memory. Each tool's description
+says when to call it and what it returns, and every argument is described in the tool's schema.
+Library errors come back as tool errors (``is_error``) whose text holds the REST API's stable
+code, e.g. ``not_found: ...``.
 Arguments have the REST API's bounds (``k`` and ``max_contexts`` 1..200), and a call with an
 argument the tool does not declare (such as ``user_id``) is refused, never silently ignored.
 """
@@ -33,13 +35,48 @@ from anchormem.validation import MAX_RESULTS, MAX_TURNS
 
 T = TypeVar("T")
 log = logging.getLogger("anchormem.mcp")
-Count = Annotated[int | None, Field(ge=1, le=MAX_RESULTS)]
-Chars = Annotated[int | None, Field(ge=1, le=1_000_000)]
+Query = Annotated[
+    str, Field(description="what to recall, in natural language, e.g. a question or the topic of the next reply")
+]
+K = Annotated[
+    int | None,
+    Field(
+        ge=1,
+        le=MAX_RESULTS,
+        description=f"how many facts and events to consider, and the most excerpts returned unless "
+        f"max_contexts is given (1..{MAX_RESULTS}; default: the server's setting, usually enough)",
+    ),
+]
+MaxContexts = Annotated[
+    int | None,
+    Field(
+        ge=1,
+        le=MAX_RESULTS,
+        description=f"the most conversation excerpts to return (1..{MAX_RESULTS}; default: k or the server's setting)",
+    ),
+]
+MaxChars = Annotated[
+    int | None,
+    Field(
+        ge=1,
+        le=1_000_000,
+        description="the longest the returned text may be, in characters; the best excerpts that fit are "
+        "kept (default: no limit)",
+    ),
+]
+Session = Annotated[str | None, Field(description="forget every turn of this session label")]
+TurnId = Annotated[str | None, Field(description="forget this one turn, by the turn id search_memory showed")]
+ContextId = Annotated[
+    str | None, Field(description="forget this one excerpt, by the context id search_memory returned")
+]
+All = Annotated[bool, Field(description="true to forget everything in this memory; cannot be undone")]
+Question = Annotated[str, Field(description="the question to answer from memory")]
 
-INSTRUCTIONS = """Long-term memory of one user (AnchorMem). Store conversation turns with add_memory;
-recall with search_memory, which returns the original words with their turn ids and dates; answer_question
-answers from memory with citations (needs an LLM on the server); delete_memory forgets a session, a turn,
-a context, or everything."""
+INSTRUCTIONS = """Long-term memory of one user (AnchorMem). Typical order: at the start of a turn call
+search_memory with the user's message and use the returned text as context; after the exchange call
+add_memory with the new messages. memory_stats tells whether anything is stored yet; delete_memory forgets a
+session, a turn, an excerpt or everything when the user asks. answer_question (listed only when the server
+has an LLM) answers a question from memory with citations."""
 
 
 class MessageIn(BaseModel):
@@ -52,6 +89,15 @@ class MessageIn(BaseModel):
     )
     session: str | None = Field(None, max_length=256, description="session label (default '1')")
     id: str | None = Field(None, max_length=256, description="turn id (default: a stable generated id)")
+
+
+Messages = Annotated[
+    list[MessageIn],
+    Field(
+        max_length=MAX_TURNS,
+        description=f"the new conversation turns in the order they were said (at most {MAX_TURNS} per call)",
+    ),
+]
 
 
 async def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -86,11 +132,13 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, r
     server: MCPServer = StrictServer("anchormem", instructions=INSTRUCTIONS, version=__version__)
 
     @server.tool(
-        description="Store conversation turns in long-term memory. A turn without a timestamp gets the "
-        "time it was received; sending a turn again with the same id (or the same "
-        "timestamp) creates nothing new. Returns what was added."
+        description="Store conversation turns in long-term memory. Call it after each exchange (or at the "
+        "end of a conversation) with the messages not sent yet, oldest first. A turn without a timestamp "
+        "gets the time it was received; sending a turn again with the same id (or the same timestamp) "
+        "creates nothing new, so a retry is safe. Returns counts of what was added (turns_added, "
+        "contexts_added, facts_added, events_added) and notes on anything that needs attention."
     )
-    async def add_memory(messages: Annotated[list[MessageIn], Field(max_length=MAX_TURNS)]) -> dict[str, Any]:
+    async def add_memory(messages: Messages) -> dict[str, Any]:
         received = datetime.now(UTC).isoformat(timespec="microseconds")
         # a live message without a time gets the time it arrived: its id then differs from an identical
         # message added in another call ("yes" twice in a conversation is two turns, not one)
@@ -100,15 +148,16 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, r
         return report_dict(report)
 
     @server.tool(
-        description="Recall memories for a query. The text is one prompt-ready block: the best "
-        "excerpts that fit max_chars (all when not given), overlapping excerpts merged, shown in "
-        "conversation order, each headed by its date, session and turn ids, marked [latest] or "
-        "[earlier] where statements on the query's subject were compared by date; then event "
-        "summaries that fit. The structured result lists the contexts best first (rank 1 = "
-        "highest score)."
+        description="Recall what the user said before. Call it before answering anything that may depend on "
+        "earlier conversations (preferences, plans, facts about people, past events). The text is one "
+        "prompt-ready block of the user's original words: the best excerpts that fit max_chars (all "
+        "when not given), overlapping excerpts merged, shown in conversation order, each headed by its "
+        "date, session and turn ids, marked [latest] or [earlier] where statements on the query's "
+        "subject were compared by date (prefer [latest]); then event summaries that fit. The "
+        "structured result lists the excerpts best first (rank 1 = highest score) with their ids."
     )
     async def search_memory(
-        query: str, k: Count = None, max_contexts: Count = None, max_chars: Chars = None
+        query: Query, k: K = None, max_contexts: MaxContexts = None, max_chars: MaxChars = None
     ) -> CallToolResult:
         result = await _call(memory.search, query, k=k, max_contexts=max_contexts, **where)
         block = result.as_prompt(max_chars=max_chars)
@@ -133,22 +182,33 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, r
         }
         return CallToolResult(content=[TextContent(type="text", text=block)], structured_content=structured)
 
-    @server.tool(description="Answer a question from memory with the server's LLM; cites the turn ids used.")
-    async def answer_question(question: str, k: Count = None) -> dict[str, Any]:
-        answer = await _call(memory.answer, question, k=k, **where)
-        return {"answer": answer.text, "cited_turn_ids": list(answer.cited_turn_ids), "model": answer.model}
+    if memory.llm is not None:
+
+        @server.tool(
+            description="Answer a question from memory with the server's LLM, when a ready answer is "
+            "wanted rather than the excerpts search_memory returns. Returns the answer, the turn ids it "
+            "cites and the model that wrote it."
+        )
+        async def answer_question(question: Question, k: K = None) -> dict[str, Any]:
+            answer = await _call(memory.answer, question, k=k, **where)
+            return {"answer": answer.text, "cited_turn_ids": list(answer.cited_turn_ids), "model": answer.model}
 
     @server.tool(
-        description="Forget memories: one session, one turn, one context, or all=true for everything "
-        "in this memory. Returns what was deleted."
+        description="Forget memories when the user asks to: give exactly one of session, turn or context, "
+        "or all=true for everything in this memory. Ids come from search_memory. Returns counts of what "
+        "was deleted (turns, contexts, facts, events)."
     )
     async def delete_memory(
-        session: str | None = None, turn: str | None = None, context: str | None = None, all: bool = False
+        session: Session = None, turn: TurnId = None, context: ContextId = None, all: All = False
     ) -> dict[str, Any]:
         report = await _call(memory.delete, session=session, turn=turn, context=context, all=all, **where)
         return {"deleted": to_jsonable(report)}
 
-    @server.tool(description="Counts of turns, sessions, contexts, facts and events in this memory.")
+    @server.tool(
+        description="Check what this memory holds, e.g. before the first search or after a delete. Returns "
+        "counts of turns, sessions, contexts, facts and events, and the LLM usage recorded for it; a "
+        "memory with nothing stored yet is a not_found error."
+    )
     async def memory_stats() -> dict[str, Any]:
         stats = await _call(memory.stats, **where)
         data: dict[str, Any] = to_jsonable(stats)
