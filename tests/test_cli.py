@@ -48,7 +48,7 @@ def test_add_search_stats_list_get(capsys: pytest.CaptureFixture[str], tmp_path:
 @pytest.mark.parametrize(
     "argv",
     [
-        ["search", "x", "--user", "ghost"],
+        ["stats", "--user", "ghost"],
         ["add", "/no/such/file.json", "--user", "u"],
         ["answer", "what?", "--user", "ghost"],
         ["get", "c-123", "--user", "ghost"],
@@ -60,6 +60,14 @@ def test_errors_are_one_line_with_non_zero_exit(
     code, out, err = run(capsys, *argv, *base)
     assert code == 1 and out == ""
     assert err.startswith("anchormem: error: ") and err.count("\n") == 1
+
+
+def test_search_of_a_user_with_no_memory_is_empty(capsys: pytest.CaptureFixture[str], base: list[str]) -> None:
+    code, out, err = run(capsys, "search", "x", "--user", "ghost", "--json", *base)
+    assert code == 0 and err == ""
+    assert json.loads(out) == {"query": "x", "contexts": [], "events": [], "reading_order": [], "turn_ids": []}
+    code, out, _ = run(capsys, "search", "x", "--user", "ghost", *base)
+    assert code == 0 and "0 contexts" in out
 
 
 def test_answer_without_llm_explains_configuration(

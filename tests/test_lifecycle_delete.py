@@ -69,8 +69,9 @@ def test_delete_context_and_all(memory: Memory) -> None:
     report = memory.delete(user_id="ana", all=True)
     assert report.turns == len(SESSION_1) - len(ctx.turn_ids) + len(SESSION_2)
     assert memory.users() == []
+    assert memory.search("Pico", user_id="ana").contexts == ()  # a deleted memory searches to nothing
     with pytest.raises(NotFoundError):
-        memory.search("Pico", user_id="ana")
+        memory.stats(user_id="ana")
     assert [h.op for h in memory.history(user_id="ana")][-2:] == ["delete", "delete"]
     memory.add(messages(SESSION_1[:2], "1"), user_id="ana")  # a new memory starts fresh
     assert len(memory.turns(user_id="ana")) == 2

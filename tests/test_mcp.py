@@ -190,6 +190,14 @@ def test_streamable_http_round_trip(tmp_path: Path) -> None:
             proc.wait()
 
 
+def test_search_of_a_memory_with_nothing_stored_is_empty(memory: Memory) -> None:
+    async def run() -> Any:
+        async with Client(build_server(memory, user_id="newcomer")) as client:
+            return data(await client.call_tool("search_memory", {"query": "What does the user like?"}))
+
+    assert asyncio.run(run()) == {"memories": "", "turn_ids": [], "contexts": [], "events": []}
+
+
 def test_the_same_short_message_in_two_calls_is_two_turns(memory: Memory) -> None:
     """A live agent says "yes" twice: two turns, each with the time it arrived."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,9 @@ from anchormem.embed.hashing import HashEmbedder
 from anchormem.errors import InputError, LLMNotConfiguredError, LLMUnavailableError, NotFoundError
 from anchormem.llm.fake import FakeLLM
 from anchormem.memory import Memory
+from anchormem.model import SearchResult
 from tests.conftest import llm_responder
-from tests.fixtures import SESSION_1, locomo_sample, messages, write_locomo
+from tests.fixtures import SESSION_1, SESSION_2, locomo_sample, messages, write_locomo
 
 
 def test_offline_add_and_search_with_provenance(memory: Memory, tmp_path: Path) -> None:
@@ -56,8 +58,7 @@ def test_user_scopes_never_leak(memory: Memory) -> None:
         bo = memory.search(query, user_id="bo")
         assert all("Zorro" not in h.context.text and "kayaks" not in h.context.text for h in bo.contexts)
     assert all("kayaks" in f.text for f in memory.facts(user_id="bo", agent_id="helper"))
-    with pytest.raises(NotFoundError):
-        memory.search("anything", user_id="nobody")
+    assert memory.search("anything", user_id="nobody").contexts == ()
 
 
 def test_events_are_built_within_one_user_only(memory: Memory) -> None:
@@ -202,3 +203,32 @@ def test_k_caps_the_contexts_unless_max_contexts_is_given(memory: Memory, tmp_pa
     assert [h.context.id for h in wide.contexts] == [h.context.id for h in default.contexts]
     assert len(wide.events) <= 2
     assert len(memory.search(query, user_id="ana", k=1, variant="paper").contexts) == 1
+
+
+@pytest.fixture
+def memory_at(location: str) -> Iterator[Memory]:
+    """A Memory on the store of the test's ``location`` (SQLite file or PostgreSQL database)."""
+    with Memory(Settings.load(env={}, store=location, embed__backend="hash"), embedder=HashEmbedder()) as mem:
+        yield mem
+
+
+def _assert_empty(result: object, query: str) -> None:
+    assert isinstance(result, SearchResult) and result.query == query
+    assert result.contexts == () and result.events == () and result.turn_ids == []
+    assert result.as_prompt() == ""
+
+
+@pytest.mark.parametrize("location", ["sqlite", "postgres"], indirect=True)
+def test_a_scope_with_no_memory_searches_to_an_empty_result(memory_at: Memory) -> None:
+    """An agent's first turn for a new user needs no error handling: the search is just empty."""
+    _assert_empty(memory_at.search("What is the dog's name?", user_id="newcomer"), "What is the dog's name?")
+    memory_at.add(messages(SESSION_1, "1") + messages(SESSION_2, "2"), user_id="ana")
+    assert memory_at.search("dog", user_id="ana").contexts
+    _assert_empty(memory_at.search("dog", user_id="ana", agent_id="never-used"), "dog")
+    _assert_empty(memory_at.search("dog", user_id="ana", run_id="never-used"), "dog")
+    memory_at.delete(user_id="ana", all=True)
+    _assert_empty(memory_at.search("dog", user_id="ana"), "dog")
+    with pytest.raises(NotFoundError):  # stats of a memory that does not exist stays an error
+        memory_at.stats(user_id="newcomer")
+    with pytest.raises(InputError):  # the query is still checked
+        memory_at.search("  ", user_id="newcomer")

@@ -118,7 +118,6 @@ def test_list_is_paginated(client: TestClient) -> None:
 @pytest.mark.parametrize(
     ("method", "path", "body", "status", "code"),
     [
-        ("post", "/v1/users/alice/search", {"query": "dog"}, 404, "not_found"),
         ("get", "/v1/users/alice/stats", None, 404, "not_found"),
         ("get", "/v1/users/alice/records/c-0000", None, 404, "not_found"),
         ("get", "/v1/users/alice/jobs/job-nope", None, 404, "not_found"),
@@ -140,6 +139,15 @@ def test_errors_are_json_with_stable_codes(
     assert r.status_code == status, r.text
     error = r.json()["error"]
     assert error["code"] == code and error["message"]
+
+
+@pytest.mark.parametrize("extra", [{}, {"agent_id": "helper"}, {"format": "prompt"}])
+def test_search_of_a_scope_with_no_memory_is_empty(client: TestClient, extra: dict[str, str]) -> None:
+    r = client.post("/v1/users/alice/search", json={"query": "dog", **extra}, headers=A)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["turn_ids"] == [] and body.get("contexts", []) == [] and body.get("events", []) == []
+    assert body.get("prompt", "") == ""
 
 
 def test_answer_without_llm_is_409(client: TestClient) -> None:

@@ -183,11 +183,15 @@ class Memory(Closeable):
         ``k`` is how many facts and events the recipe considers (the ``paper`` recipe maps the top
         ``k`` facts to contexts; every recipe returns at most ``k`` events) and, unless
         ``max_contexts`` is given, also the most contexts returned. Left out, both come from
-        the settings (``retrieval.k_facts``, ``k_events``, ``max_contexts``).
+        the settings (``retrieval.k_facts``, ``k_events``, ``max_contexts``). A scope with no memory
+        (e.g. a user's first conversation) gives an empty result, not an error.
         """
         query = check_query(query)
         check_search(k, max_contexts, variant, RECIPES)
-        snap = self._snapshots.get(make_scope(user_id, agent_id, run_id))
+        try:
+            snap = self._snapshots.get(make_scope(user_id, agent_id, run_id))
+        except NotFoundError:  # nothing stored for this scope (yet, or any more)
+            return SearchResult(query=query, contexts=(), events=())
         settings = self.settings.retrieval
         if k is not None:
             settings = replace(settings, k_facts=k, k_events=k, max_contexts=k)

@@ -154,7 +154,8 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, r
         "when not given), overlapping excerpts merged, shown in conversation order, each headed by its "
         "date, session and turn ids, marked [latest] or [earlier] where statements on the query's "
         "subject were compared by date (prefer [latest]); then event summaries that fit. The "
-        "structured result lists the excerpts best first (rank 1 = highest score) with their ids."
+        "structured result lists the excerpts best first (rank 1 = highest score) with their ids. "
+        "A memory with nothing stored yet gives an empty result, not an error."
     )
     async def search_memory(
         query: Query, k: K = None, max_contexts: MaxContexts = None, max_chars: MaxChars = None

@@ -88,7 +88,8 @@ async def _threaded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 @router.post(
     "/search",
     summary="Memories for a query, best first, with provenance (or one prompt-ready block)",
-    responses={400: {"model": ErrorResponse}, 404: {"model": ErrorResponse}},
+    description="A user (or agent or run scope) with no memory yet gets an empty result, not an error.",
+    responses={400: {"model": ErrorResponse}},
 )
 async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
     result = await run_in_threadpool(
