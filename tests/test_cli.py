@@ -70,6 +70,35 @@ def test_search_of_a_user_with_no_memory_is_empty(capsys: pytest.CaptureFixture[
     assert code == 0 and "0 contexts" in out
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "x", "--user", "u", "--k", "0"],
+        ["search", "x", "--user", "u", "--max-contexts", "0"],
+        ["search", "x", "--user", "u", "--max-contexts", "-3"],
+        ["search", "x", "--user", "u", "--k", "ten"],
+        ["answer", "x?", "--user", "u", "--k", "-1"],
+        ["history", "--user", "u", "--limit", "0"],
+        ["eval", "locomo", "--data", "d.json", "--out", "o", "--k", "0"],
+        ["eval", "locomo", "--data", "d.json", "--out", "o", "--max-contexts", "0"],
+        ["eval", "locomo", "--data", "d.json", "--out", "o", "--n-neighbors", "0"],
+        ["eval", "sweep", "--data", "d.json", "--out", "o", "--k", "5,0"],
+        ["serve", "--keys", "k.json", "--jobs", "0"],
+        ["serve", "--keys", "k.json", "--max-body", "-1"],
+    ],
+)
+def test_counts_below_one_are_usage_errors(
+    capsys: pytest.CaptureFixture[str], base: list[str], argv: list[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([*argv, *base])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2 and out == ""
+    option = next(a for a in argv if a.startswith("--") and a not in ("--user", "--data", "--out", "--keys"))
+    (line,) = [ln for ln in err.splitlines() if "error:" in ln]
+    assert f"argument {option}: " in line and ("must be 1 or more" in line or "whole number" in line), err
+
+
 def test_answer_without_llm_explains_configuration(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, base: list[str]
 ) -> None:

@@ -21,6 +21,17 @@ Handler = Callable[[argparse.Namespace], Any]
 ``None`` prints nothing)."""
 
 
+def positive_int(text: str) -> int:
+    """An argparse ``type`` for counts: a whole number of 1 or more, else a one-line usage error."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of 1 or more, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
 def store_options(p: argparse.ArgumentParser) -> None:
     """``--store``, ``--config``, the LLM and embedder, ``--json`` and ``--quiet``."""
     g = p.add_argument_group("store and models")

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from anchormem.cli.common import settings_from, store_options
+from anchormem.cli.common import positive_int, settings_from, store_options
 
 if TYPE_CHECKING:
     from anchormem.config import LLMSettings, Settings
@@ -26,9 +26,9 @@ def register(sub: Any) -> None:
 
     s = inner.add_parser("locomo", help="the paper's evaluation: build memories, ask every question, report")
     _run_options(s)
-    s.add_argument("--k", type=int, default=10, help="top-k facts and events (default 10)")
+    s.add_argument("--k", type=positive_int, default=10, help="top-k facts and events (default 10)")
     s.add_argument("--tau", type=float, default=0.85, help="fact similarity threshold of the event graph")
-    s.add_argument("--n-neighbors", type=int, default=3, help="neighbours per fact in the event graph (N)")
+    s.add_argument("--n-neighbors", type=positive_int, default=3, help="neighbours per fact in the event graph (N)")
     store_options(s)
     s.set_defaults(handler=cmd_locomo)
 
@@ -50,7 +50,7 @@ def _run_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--facts", help="precomputed facts JSONL (default: extract with the LLM, else offline)")
     s.add_argument("--events", help="precomputed events JSONL (default: integrate with the LLM, else extractive)")
     s.add_argument("--no-answer", action="store_true", help="retrieval only: score evidence recall")
-    s.add_argument("--max-contexts", type=int, help="at most this many contexts (default: k)")
+    s.add_argument("--max-contexts", type=positive_int, help="at most this many contexts (default: k)")
     from anchormem.eval.runner import eval_variants
 
     s.add_argument(
@@ -78,7 +78,8 @@ def _split(text: str, kind: Callable[[str], Any]) -> tuple[Any, ...]:
 
 
 def _ints(text: str) -> tuple[int, ...]:
-    return _split(text, int)
+    values: tuple[int, ...] = _split(text, int)
+    return tuple(positive_int(str(v)) for v in values)
 
 
 def _floats(text: str) -> tuple[float, ...]:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from anchormem.cli.common import open_memory, subcommand
+from anchormem.cli.common import open_memory, positive_int, subcommand
 from anchormem.errors import InputError
 from anchormem.serialize import to_jsonable
 
@@ -29,7 +29,7 @@ def register(sub: Any) -> None:
             help="the whole memory (every agent/run of the user unless --agent/--run narrow it)",
         )
     with subcommand(sub, "history", "the append-only record of changes to a memory", cmd_history) as p:
-        p.add_argument("--limit", type=int, help="only the newest N entries")
+        p.add_argument("--limit", type=positive_int, help="only the newest N entries")
     with subcommand(sub, "export", "write a user's memory as JSONL (stdout, or --out FILE)", cmd_export) as p:
         p.add_argument("--out", help="file to write (written whole, then renamed into place)")
     with subcommand(sub, "import", "load a JSONL export into empty scopes of the store", cmd_import, scoped=False) as p:

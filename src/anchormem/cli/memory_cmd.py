@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from anchormem.cli.common import scope_kwargs, subcommand, variant_option, with_memory
+from anchormem.cli.common import positive_int, scope_kwargs, subcommand, variant_option, with_memory
 from anchormem.cli.progress import Bars
 from anchormem.errors import InputError
 from anchormem.serialize import report_dict
@@ -33,14 +33,16 @@ def register(sub: Any) -> None:
         p.add_argument("--events", help="precomputed events JSONL (records with event and source_facts)")
     with subcommand(sub, "search", "retrieve memories for a query, with provenance", with_memory(cmd_search)) as p:
         p.add_argument("query")
-        p.add_argument("--k", type=int, help=K_HELP)
-        p.add_argument("--max-contexts", type=int, help="at most this many contexts (default: --k if given, else 10)")
+        p.add_argument("--k", type=positive_int, help=K_HELP)
+        p.add_argument(
+            "--max-contexts", type=positive_int, help="at most this many contexts (default: --k if given, else 10)"
+        )
         variant_option(p)
     with subcommand(
         sub, "answer", "answer a question from memory with the configured LLM", with_memory(cmd_answer)
     ) as p:
         p.add_argument("question")
-        p.add_argument("--k", type=int, help=K_HELP)
+        p.add_argument("--k", type=positive_int, help=K_HELP)
     with subcommand(sub, "stats", "counts of contexts, facts, events and LLM usage", with_memory(cmd_stats)):
         pass
     with subcommand(sub, "list", "list turns, contexts, facts or events of a memory", with_memory(cmd_list)) as p:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from anchormem.cli.common import open_memory, store_options
+from anchormem.cli.common import open_memory, positive_int, store_options
 from anchormem.extras import requires_extra
 
 DEFAULT_PORT = 8420
@@ -20,14 +20,16 @@ def register(sub: Any) -> None:
     p.add_argument("--keys", required=True, help="API keys file (create keys with: anchormem serve-key add)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    p.add_argument("--max-body", type=int, default=8 * 1024 * 1024, help="largest request body in bytes (8 MiB)")
+    p.add_argument(
+        "--max-body", type=positive_int, default=8 * 1024 * 1024, help="largest request body in bytes (8 MiB)"
+    )
     p.add_argument(
         "--background-turns",
         type=int,
         default=200,
         help="adds with more turns run as background jobs unless the request says otherwise (200)",
     )
-    p.add_argument("--jobs", type=int, default=2, help="background ingest jobs run at once (2)")
+    p.add_argument("--jobs", type=positive_int, default=2, help="background ingest jobs run at once (2)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     store_options(p)
     p.set_defaults(handler=cmd_serve)
