@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from served import free_port, wait_healthy  # bench/ is on the path when this file runs as a script
 
 from anchormem.server.keys import create_key
 
@@ -72,13 +72,6 @@ class Tally:
     expected_turns: dict[str, int] = field(default_factory=dict)
     sessions: int = 0
     requests: int = 0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def make_messages(rng: random.Random, user: str, session: int) -> list[dict[str, str]]:
@@ -238,17 +231,8 @@ def bench(args: argparse.Namespace) -> int:
         with open(Path(tmp) / "server.log", "w") as log:
             server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
         try:
-            deadline = time.monotonic() + 120
-            while True:
-                try:
-                    if httpx.get(base + "/v1/health", timeout=2).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if server.poll() is not None or time.monotonic() > deadline:
-                    print((Path(tmp) / "server.log").read_text()[-2000:], file=sys.stderr)
-                    return 1
-                time.sleep(0.2)
+            if not wait_healthy(base, server, Path(tmp) / "server.log", 120):
+                return 1
             tally, elapsed = asyncio.run(run(args, base, key, users))
             users_ok, stored, expected = check_counts(base, key, tally, users)
         finally:

@@ -27,7 +27,6 @@ import argparse
 import os
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,6 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+from served import free_port, wait_healthy  # bench/ is on the path when this file runs as a script
 
 from anchormem.config import Settings
 from anchormem.memory import Memory
@@ -104,13 +104,6 @@ def conversation(turns: int, sessions: int, seed: int = 7) -> list[dict[str, str
                 speaker = "Ben"
             out.append({"speaker": speaker, "text": text, "timestamp": stamp, "session": f"{s + 1}"})
     return out
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def timed(fn: Callable[[], object], runs: int) -> list[float]:
@@ -280,17 +273,8 @@ def main() -> int:
         with open(Path(tmp) / "server.log", "w") as log:
             server = subprocess.Popen(cmd, env={**os.environ, "HOME": tmp}, stdout=subprocess.DEVNULL, stderr=log)
         try:
-            deadline = time.monotonic() + 180
-            while True:
-                try:
-                    if httpx.get(base + "/v1/health", timeout=2).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if server.poll() is not None or time.monotonic() > deadline:
-                    print((Path(tmp) / "server.log").read_text()[-2000:], file=sys.stderr)
-                    return 1
-                time.sleep(0.2)
+            if not wait_healthy(base, server, Path(tmp) / "server.log", 180):
+                return 1
             rows, singles = http_figures(base, key, args.runs)
             if not args.no_browser:
                 rows += browser_figures(base, key, args.runs)
