@@ -42,7 +42,8 @@ def test_generic_messages_with_role_content_and_jsonl(tmp_path: Path) -> None:
     )
     (conv,) = load_conversations(path)
     assert [t.speaker for t in conv.turns] == ["user", "assistant", "user"]
-    assert conv.turns[0].timestamp == "2024-01-02T10:00:00Z"  # kept as given, never "now"
+    assert conv.turns[0].timestamp == "10:00 am on 2 January, 2024 UTC"  # one human form for readers
+    assert conv.turns[0].time_given == "2024-01-02T10:00:00Z"  # and the original kept, never "now"
     assert conv.turns[1].id == "x-1" and conv.turns[1].session == "2" and conv.turns[2].position == 1
     (again,) = load_conversations(path)
     assert [t.id for t in again.turns] == [t.id for t in conv.turns]  # generated ids are stable

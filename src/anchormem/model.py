@@ -44,8 +44,10 @@ class Turn:
     position: int  # index of the turn within its session
     speaker: str
     text: str
-    timestamp: str | None = None  # the session's (or message's) time, as given
+    timestamp: str | None = None  # the time shown to readers: a known spelling in one human form, else as given
     image_caption: str | None = None
+    time_given: str | None = None  # the time exactly as the message gave it (ISO, Unix seconds/ms, free text)
+    metadata: dict[str, Any] | None = field(default=None, hash=False)  # free JSON the caller attached
 
 
 @dataclass(frozen=True)

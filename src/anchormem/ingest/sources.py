@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from anchormem.errors import InputError
+from anchormem.ingest.times import message_time
 from anchormem.model import Turn, stable_id
 from anchormem.validation import (
     MAX_CAPTION_CHARS,
@@ -163,10 +164,13 @@ def parse_messages(data: Any, where: str = "input", max_turns: int | None = None
         speaker = _text_field(msg, ("speaker", "role", "name"), place)
         text = _text_field(msg, ("text", "content"), place)
         session = _opt_str(msg, "session", place) or "1"
-        timestamp = _opt_str(msg, "timestamp", place) or _opt_str(msg, "date", place)
+        timestamp, given = _message_time(msg, place)
+        metadata = msg.get("metadata")
+        if metadata is not None and not isinstance(metadata, Mapping):
+            raise InputError(f"{place}: 'metadata' must be an object, got {type(metadata).__name__}")
         pos = positions.get(session, 0)
         positions[session] = pos + 1
-        tid = _opt_str(msg, "id", place) or stable_id("t", session, str(pos), speaker, text, timestamp or "")
+        tid = _opt_str(msg, "id", place) or stable_id("t", session, str(pos), speaker, text, given or "")
         if tid in seen:
             raise InputError(f"{place}: duplicate id {tid!r}")
         seen.add(tid)
@@ -179,11 +183,20 @@ def parse_messages(data: Any, where: str = "input", max_turns: int | None = None
                 text=text,
                 timestamp=timestamp,
                 image_caption=_opt_str(msg, "image_caption", place, caption=True),
+                time_given=given,
+                metadata=dict(metadata) if metadata is not None else None,
             )
         )
     order = {s: i for i, s in enumerate(dict.fromkeys(t.session for t in turns))}
     turns.sort(key=lambda t: (order[t.session], t.position))
     return turns
+
+
+def _message_time(msg: Mapping[str, Any], place: str) -> tuple[str | None, str | None]:
+    for name in ("timestamp", "created_at", "time", "date"):
+        if msg.get(name) not in (None, ""):
+            return message_time(msg[name], name, place)
+    return None, None
 
 
 def _text_field(obj: Mapping[str, Any], names: tuple[str, ...], place: str, allow_empty: bool = False) -> str:

@@ -52,6 +52,16 @@ def opt_text(rec: Mapping[str, Any], key: str, place: str, limit: int = MAX_TEXT
     return None if rec.get(key) is None else text(rec, key, place, empty=True, limit=limit)
 
 
+def opt_object(rec: Mapping[str, Any], key: str, place: str) -> dict[str, Any] | None:
+    """An optional JSON object (absent or null: None)."""
+    value = rec.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InputError(f"{place}: '{key}' must be an object, got {type(value).__name__}")
+    return value
+
+
 def label(rec: Mapping[str, Any], key: str, place: str) -> str:
     return check_label(rec.get(key), key, place)
 

@@ -150,6 +150,8 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
                 text=read.text(rec, "text", place, empty=True),
                 timestamp=read.opt_label(rec, "timestamp", place),
                 image_caption=read.opt_text(rec, "image_caption", place, limit=MAX_CAPTION_CHARS),
+                time_given=read.opt_label(rec, "time_given", place),
+                metadata=read.opt_object(rec, "metadata", place),
             )
         )
     elif kind == "context":

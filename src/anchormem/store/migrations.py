@@ -15,6 +15,11 @@ from __future__ import annotations
 _SCOPE_COLS = "user_id TEXT NOT NULL, agent_id TEXT NOT NULL DEFAULT '', run_id TEXT NOT NULL DEFAULT ''"
 _SCOPE_KEY = "user_id, agent_id, run_id"
 _SEQ = "seq BIGINT GENERATED ALWAYS AS IDENTITY"
+# a message's time as it was given, and the free JSON metadata the caller attached (both dialects)
+_MESSAGE_FIELDS = """
+ALTER TABLE turns ADD COLUMN time_given TEXT;
+ALTER TABLE turns ADD COLUMN metadata TEXT;
+"""
 
 SQLITE_MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -51,6 +56,7 @@ CREATE TABLE history (seq INTEGER PRIMARY KEY AUTOINCREMENT, timestamp REAL NOT 
 CREATE INDEX history_scope ON history ({_SCOPE_KEY}, seq);
 """,
     ),
+    ("0004_message_fields", _MESSAGE_FIELDS),
 ]
 
 PG_MIGRATIONS: list[tuple[str, str]] = [
@@ -109,6 +115,7 @@ END
 $$;
 """,
     ),
+    ("0004_message_fields", _MESSAGE_FIELDS),
 ]
 
 

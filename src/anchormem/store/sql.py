@@ -40,8 +40,8 @@ _USAGE = ("calls", "prompt_tokens", "completion_tokens", "seconds", "cached_call
 
 
 _TURN_INSERT = (
-    f"turns ({_SCOPE_COLS}, id, session, position, speaker, text, timestamp, image_caption, added_at) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+    f"turns ({_SCOPE_COLS}, id, session, position, speaker, text, timestamp, image_caption, time_given, metadata, "
+    "added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 _CONTEXT_INSERT = (
     f"contexts ({_SCOPE_COLS}, id, session, position, turn_ids, date, text, status, attempts, added_at) "
@@ -50,7 +50,14 @@ _CONTEXT_INSERT = (
 
 
 def _turn_row(t: Turn, now: float) -> tuple[object, ...]:
-    return (t.id, t.session, t.position, t.speaker, t.text, t.timestamp, t.image_caption, now)
+    meta = json.dumps(t.metadata, ensure_ascii=False, sort_keys=True) if t.metadata is not None else None
+    return (t.id, t.session, t.position, t.speaker, t.text, t.timestamp, t.image_caption, t.time_given, meta, now)
+
+
+def _turn(row: Sequence[Any]) -> Turn:
+    tid, session, position, speaker, text, timestamp, caption, given, meta = row
+    metadata = json.loads(meta) if meta is not None else None
+    return Turn(tid, session, position, speaker, text, timestamp, caption, given, metadata)
 
 
 def _context_row(c: Context, now: float) -> tuple[object, ...]:
@@ -137,12 +144,15 @@ class SQLStore(SQLBase):
         return self._add_new(scope, turns, _TURN_INSERT, _turn_row)
 
     def turns(self, scope: Scope, session: str | None = None) -> list[Turn]:
-        sql = f"SELECT id, session, position, speaker, text, timestamp, image_caption FROM turns WHERE {_SCOPE}"
+        sql = (
+            "SELECT id, session, position, speaker, text, timestamp, image_caption, time_given, metadata "
+            f"FROM turns WHERE {_SCOPE}"
+        )
         params: list[object] = list(_sk(scope))
         if session is not None:
             sql += " AND session = ?"
             params.append(session)
-        return [Turn(*r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
+        return [_turn(r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
 
     def add_contexts(self, scope: Scope, contexts: Sequence[Context]) -> list[Context]:
         """Store the new contexts whose turns are all stored (a context of deleted words is not written)."""
