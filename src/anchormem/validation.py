@@ -62,19 +62,18 @@ def _problem(value: str, limit: int, *, label: bool, empty: bool) -> str | None:
 
 def check_text(value: object, name: str, place: str, *, limit: int = MAX_TEXT_CHARS, empty: bool = False) -> str:
     """A free text: a string without NUL bytes or lone surrogates, at most ``limit`` characters."""
-    if not isinstance(value, str):
-        raise InputError(f"{place}: '{name}' must be a string, got {type(value).__name__}")
-    problem = _problem(value, limit, label=False, empty=empty)
-    if problem:
-        raise InputError(f"{place}: '{name}' {problem}")
-    return value
+    return _checked_string(value, name, place, limit, label=False, empty=empty)
 
 
 def check_label(value: object, name: str, place: str, *, limit: int = MAX_LABEL_CHARS) -> str:
     """An identifier-like string (id, session, timestamp, date): non-empty, short, no control characters."""
+    return _checked_string(value, name, place, limit, label=True, empty=False)
+
+
+def _checked_string(value: object, name: str, place: str, limit: int, *, label: bool, empty: bool) -> str:
     if not isinstance(value, str):
         raise InputError(f"{place}: '{name}' must be a string, got {type(value).__name__}")
-    problem = _problem(value, limit, label=True, empty=False)
+    problem = _problem(value, limit, label=label, empty=empty)
     if problem:
         raise InputError(f"{place}: '{name}' {problem}")
     return value

@@ -31,7 +31,7 @@ from anchormem.errors import InputError
 from anchormem.extras import requires_extra
 from anchormem.integrations.binding import Binding, MemoryLike, as_text
 from anchormem.integrations.tool_text import ADD_DESCRIPTION, SEARCH_DESCRIPTION
-from anchormem.model import SearchResult
+from anchormem.model import ContextHit, EventHit, SearchResult
 from anchormem.serialize import to_jsonable
 
 with requires_extra("langchain", "anchormem.integrations.langchain"):
@@ -52,35 +52,40 @@ def to_documents(result: SearchResult, *, scope: dict[str, Any] | None = None) -
     docs: list[Document] = []
     for hit in result.contexts:
         ctx = hit.context
-        meta = {
-            **base,
-            "kind": "context",
-            "id": ctx.id,
-            "score": hit.score,
-            "session": ctx.session,
-            "date": ctx.date,
-            "turn_ids": list(ctx.turn_ids),
-            "anchors": [{"id": a.fact.id, "text": a.fact.text, "score": a.score} for a in hit.anchors],
-            "via_events": list(hit.via_events),
-        }
-        docs.append(Document(page_content=ctx.text, metadata=_with_rank(meta, hit), id=ctx.id))
+        docs.append(
+            _document(
+                ctx.text,
+                base,
+                "context",
+                ctx.id,
+                hit,
+                session=ctx.session,
+                date=ctx.date,
+                turn_ids=list(ctx.turn_ids),
+                anchors=[{"id": a.fact.id, "text": a.fact.text, "score": a.score} for a in hit.anchors],
+                via_events=list(hit.via_events),
+            )
+        )
     for ehit in result.events:
         ev = ehit.event
-        meta = {
-            **base,
-            "kind": "event",
-            "id": ev.id,
-            "score": ehit.score,
-            "context_ids": list(ehit.context_ids),
-            "fact_ids": list(ev.fact_ids),
-        }
-        docs.append(Document(page_content=ev.text, metadata=_with_rank(meta, ehit), id=ev.id))
+        docs.append(
+            _document(
+                ev.text, base, "event", ev.id, ehit, context_ids=list(ehit.context_ids), fact_ids=list(ev.fact_ids)
+            )
+        )
     return docs
 
 
-def _with_rank(meta: dict[str, Any], hit: object) -> dict[str, Any]:
-    rank = getattr(hit, "rank", None)  # hits that carry their best-first rank
-    return {**meta, "rank": rank} if rank is not None else meta
+def _document(
+    text: str, base: dict[str, Any], kind: str, record_id: str, hit: ContextHit | EventHit, **fields: Any
+) -> Document:
+    """One retrieved record as a document: the scope, what it is, its id and score, ``fields``, and its
+    best-first rank where the hit carries one."""
+    meta = {**base, "kind": kind, "id": record_id, "score": hit.score, **fields}
+    rank = getattr(hit, "rank", None)
+    if rank is not None:
+        meta["rank"] = rank
+    return Document(page_content=text, metadata=meta, id=record_id)
 
 
 class AnchorMemRetriever(BaseRetriever):

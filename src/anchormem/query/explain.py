@@ -27,11 +27,10 @@ import numpy as np
 import numpy.typing as npt
 
 from anchormem.config import RetrievalSettings
-from anchormem.errors import ConfigError
 from anchormem.model import SearchResult
 from anchormem.query import scoring
 from anchormem.query.fuse import order_by_score
-from anchormem.query.retrieve import RECIPES, Recipe, _best_anchor_vectors, top_rows
+from anchormem.query.retrieve import Recipe, _best_anchor_vectors, recipe_named, top_rows
 from anchormem.query.select import select_diverse, select_ranked
 from anchormem.query.snapshot import ScopeSnapshot
 
@@ -82,9 +81,7 @@ def explain(
     settings: RetrievalSettings,
 ) -> SearchExplanation:
     """The signal breakdown of every context in ``result`` (found with ``settings.variant``)."""
-    recipe = RECIPES.get(settings.variant)
-    if recipe is None:
-        raise ConfigError(f"unknown retrieval variant {settings.variant!r}; known: {', '.join(sorted(RECIPES))}")
+    recipe = recipe_named(settings.variant)
     q = np.asarray(query_vector, dtype=np.float32).ravel()
     n = len(snapshot.contexts)
     fact_scores = snapshot.fact_vectors @ q if snapshot.facts else np.zeros(0, np.float32)

@@ -100,6 +100,13 @@ RECIPES: dict[str, Recipe] = {
 }
 
 
+def recipe_named(variant: str) -> Recipe:
+    """The recipe of the retrieval variant ``variant``; a :class:`ConfigError` for an unknown name."""
+    if variant not in RECIPES:
+        raise ConfigError(f"unknown retrieval variant {variant!r}; known: {', '.join(sorted(RECIPES))}")
+    return RECIPES[variant]
+
+
 def retrieve(
     snapshot: ScopeSnapshot,
     query: str,
@@ -107,10 +114,7 @@ def retrieve(
     settings: RetrievalSettings,
 ) -> SearchResult:
     """Retrieve the memories for ``query`` with the recipe named by ``settings.variant``."""
-    recipe = RECIPES.get(settings.variant)
-    if recipe is None:
-        raise ConfigError(f"unknown retrieval variant {settings.variant!r}; known: {', '.join(sorted(RECIPES))}")
-    return retrieve_with(snapshot, query, query_vector, settings, recipe)
+    return retrieve_with(snapshot, query, query_vector, settings, recipe_named(settings.variant))
 
 
 def retrieve_with(

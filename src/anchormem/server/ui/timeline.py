@@ -17,6 +17,7 @@ from typing import Any
 from anchormem.errors import NotFoundError
 from anchormem.memory import Memory
 from anchormem.model import Context, Event, Fact, Scope, Turn
+from anchormem.serialize import to_jsonable
 from anchormem.server.ui.dates import parse_day
 
 
@@ -195,16 +196,9 @@ class Inventory:
         }
 
     def context_dict(self, context_id: str) -> dict[str, Any]:
-        c = self.contexts[context_id]
-        return {
-            "id": c.id,
-            "session": c.session,
-            "position": c.position,
-            "turn_ids": list(c.turn_ids),
-            "date": c.date,
-            "text": c.text,
-            "facts": [self.fact_dict(f) for f in self.facts_of_context.get(c.id, [])],
-        }
+        context: dict[str, Any] = to_jsonable(self.contexts[context_id])
+        context["facts"] = [self.fact_dict(f) for f in self.facts_of_context.get(context_id, [])]
+        return context
 
     def turn_dict(self, turn_id: str) -> dict[str, Any]:
         t = self.turns[turn_id]
