@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from anchormem.errors import InputError, NotFoundError
@@ -21,7 +22,7 @@ from anchormem.query.highlight import anchor_spans, term_spans
 from anchormem.query.render import render_memories
 from anchormem.query.retrieve import RECIPES
 from anchormem.scopes import make_scope
-from anchormem.server.params import AgentQ, RunQ, error_responses, page_of
+from anchormem.server.params import AgentQ, DeleteTarget, LabelQ, OffsetQ, RunQ, error_responses, page_of
 from anchormem.server.schemas import SearchRequest
 from anchormem.server.service import Key, Service, Svc, UserId
 from anchormem.server.ui.timeline import MAX_TIES, Inventory, InventoryCache
@@ -33,13 +34,35 @@ key_router = APIRouter(prefix="/v1/inspect", tags=["inspect"])
 
 MAX_PAGE = 500
 
+T = TypeVar("T")
+DayQ = Annotated[str | None, Query(max_length=32, description="YYYY-MM-DD")]
 
-def _inventory(request: Request, service: Service, scope: Scope) -> Inventory:
-    cache = getattr(request.app.state, "inspect_inventories", None)
-    if cache is None:
-        cache = request.app.state.inspect_inventories = InventoryCache()
-    inventory: Inventory = cache.get(service.memory, scope)
-    return inventory
+
+class InspectedMemory:
+    """The memory one inspector call reads: the caller's user (one its key may see) and the optional
+    finer scope, with the inventory of that memory (built once per state of it, shared by the calls)."""
+
+    def __init__(
+        self, request: Request, user_id: UserId, service: Svc, agent_id: str | None = AgentQ, run_id: str | None = RunQ
+    ) -> None:
+        self.user_id, self.agent_id, self.run_id = user_id, agent_id, run_id
+        self.scope: Scope = make_scope(user_id, agent_id, run_id)
+        self.service: Service = service
+        self._state = request.app.state
+
+    def inventory(self) -> Inventory:
+        cache = getattr(self._state, "inspect_inventories", None)
+        if cache is None:
+            cache = self._state.inspect_inventories = InventoryCache()
+        inventory: Inventory = cache.get(self.service.memory, self.scope)
+        return inventory
+
+    async def read(self, build: Callable[[Inventory], T]) -> T:
+        """``build`` over the inventory, off the event loop."""
+        return await run_in_threadpool(lambda: build(self.inventory()))
+
+
+Inspected = Annotated[InspectedMemory, Depends()]
 
 
 def _day(value: str | None, name: str) -> date | None:
@@ -65,23 +88,17 @@ async def key_info(key: Key, service: Svc) -> Any:
 
 @router.get("/sessions", summary="Sessions by date (paginated), filtered by session, speaker and date range")
 async def sessions(
-    request: Request,
-    user_id: UserId,
-    service: Svc,
-    agent_id: str | None = AgentQ,
-    run_id: str | None = RunQ,
-    session: str | None = Query(None, max_length=256),
-    speaker: str | None = Query(None, max_length=256),
-    date_from: str | None = Query(None, max_length=32, description="YYYY-MM-DD"),
-    date_to: str | None = Query(None, max_length=32, description="YYYY-MM-DD"),
-    offset: int = Query(0, ge=0),
+    inspected: Inspected,
+    session: LabelQ = None,
+    speaker: LabelQ = None,
+    date_from: DayQ = None,
+    date_to: DayQ = None,
+    offset: OffsetQ = 0,
     limit: int = Query(20, ge=1, le=MAX_PAGE),
 ) -> Any:
-    scope = make_scope(user_id, agent_id, run_id)
     day_from, day_to = _day(date_from, "date_from"), _day(date_to, "date_to")
 
-    def build() -> dict[str, Any]:
-        inv = _inventory(request, service, scope)
+    def build(inv: Inventory) -> dict[str, Any]:
         chosen = inv.filter_sessions(session=session, speaker=speaker, day_from=day_from, day_to=day_to)
         page = page_of(chosen, offset, limit)
         page["items"] = [inv.session_summary(s) for s in page["items"]]
@@ -98,28 +115,21 @@ async def sessions(
         }
         return page
 
-    return await run_in_threadpool(build)
+    return await inspected.read(build)
 
 
 @router.get("/session", summary="One session: a page of its turns with their contexts, facts and events")
 async def session_detail(
-    request: Request,
-    user_id: UserId,
-    service: Svc,
+    inspected: Inspected,
     session: str = Query(..., min_length=1, max_length=256),
-    agent_id: str | None = AgentQ,
-    run_id: str | None = RunQ,
-    speaker: str | None = Query(None, max_length=256),
-    offset: int = Query(0, ge=0),
+    speaker: LabelQ = None,
+    offset: OffsetQ = 0,
     limit: int = Query(50, ge=1, le=MAX_PAGE),
 ) -> Any:
-    scope = make_scope(user_id, agent_id, run_id)
-
-    def build() -> dict[str, Any]:
-        inv = _inventory(request, service, scope)
+    def build(inv: Inventory) -> dict[str, Any]:
         info = inv.session_of.get(session)
         if info is None:
-            raise NotFoundError(f"no session {session!r} in the memory of user {user_id!r}")
+            raise NotFoundError(f"no session {session!r} in the memory of user {inspected.user_id!r}")
         turn_ids = [t for t in info.turn_ids if not speaker or inv.turns[t].speaker == speaker]
         page = page_of(turn_ids, offset, limit)
         page["items"] = [inv.turn_dict(t) for t in page["items"]]
@@ -133,37 +143,22 @@ async def session_detail(
         page["events_total"] = len(events)
         return page
 
-    return await run_in_threadpool(build)
+    return await inspected.read(build)
 
 
 @router.get("/record/{record_id}", summary="One record (context, fact, event or turn) with what it is tied to")
-async def record(
-    request: Request,
-    record_id: str,
-    user_id: UserId,
-    service: Svc,
-    agent_id: str | None = AgentQ,
-    run_id: str | None = RunQ,
-) -> Any:
-    scope = make_scope(user_id, agent_id, run_id)
-    return await run_in_threadpool(lambda: _inventory(request, service, scope).record(record_id))
+async def record(record_id: str, inspected: Inspected) -> Any:
+    return await inspected.read(lambda inv: inv.record(record_id))
 
 
 @router.get("/graph", summary="The event graph: events (paginated) with their facts, sessions and dates")
 async def graph(
-    request: Request,
-    user_id: UserId,
-    service: Svc,
-    agent_id: str | None = AgentQ,
-    run_id: str | None = RunQ,
+    inspected: Inspected,
     session: str | None = Query(None, max_length=256, description="only events with a fact from the given session"),
-    offset: int = Query(0, ge=0),
+    offset: OffsetQ = 0,
     limit: int = Query(25, ge=1, le=200),
 ) -> Any:
-    scope = make_scope(user_id, agent_id, run_id)
-
-    def build() -> dict[str, Any]:
-        inv = _inventory(request, service, scope)
+    def build(inv: Inventory) -> dict[str, Any]:
         ranked = inv.ranked_events()
         if session:
             ranked = [e for e in ranked if session in inv.event_sessions(e)]
@@ -179,7 +174,7 @@ async def graph(
         page["facts_in_events"] = len(inv.events_of_fact)
         return page
 
-    return await run_in_threadpool(build)
+    return await inspected.read(build)
 
 
 @router.post("/search", summary="A search with each signal's contribution, highlighted anchors and the prompt block")
@@ -245,37 +240,18 @@ async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
 
 
 @router.get("/delete-preview", summary="What a delete would remove, without deleting anything")
-async def delete_preview(
-    request: Request,
-    user_id: UserId,
-    service: Svc,
-    agent_id: str | None = AgentQ,
-    run_id: str | None = RunQ,
-    session: str | None = Query(None, max_length=256),
-    turn: str | None = Query(None, max_length=256),
-    context: str | None = Query(None, max_length=256),
-    all: bool = Query(False),
-) -> Any:
-    make_scope(user_id, agent_id, run_id)
-    memory = service.memory
+async def delete_preview(inspected: Inspected, target: Annotated[DeleteTarget, Depends()]) -> Any:
+    memory = inspected.service.memory
 
     def run() -> dict[str, Any]:
         llm = memory.llm  # the cache a delete forgets from: the configured one, else the file left by an earlier one
         cache = llm if llm is not None and hasattr(llm, "forget_containing") else memory.settings.cache_path
         preview = preview_delete(
-            memory.store,
-            user_id,
-            agent_id,
-            run_id,
-            session=session,
-            turn=turn,
-            context=context,
-            all=all,
-            cache=cache,
+            memory.store, inspected.user_id, inspected.agent_id, inspected.run_id, **target.selector(), cache=cache
         )
         out = dataclasses.asdict(preview)
         try:
-            out["labels"] = _labels(_inventory(request, service, make_scope(user_id, agent_id, run_id)), preview)
+            out["labels"] = _labels(inspected.inventory(), preview)
         except NotFoundError:  # ``all`` over finer scopes only: the ids alone
             out["labels"] = {}
         return out
@@ -307,14 +283,10 @@ def _short(text: str, limit: int = 140) -> str:
 
 
 @router.get("/size", summary="How much this memory holds: text and vector bytes (store file size for admin keys)")
-async def size(
-    request: Request, user_id: UserId, key: Key, service: Svc, agent_id: str | None = AgentQ, run_id: str | None = RunQ
-) -> Any:
-    scope = make_scope(user_id, agent_id, run_id)
-    memory = service.memory
+async def size(inspected: Inspected, key: Key) -> Any:
+    memory = inspected.service.memory
 
-    def run() -> dict[str, Any]:
-        inv = _inventory(request, service, scope)
+    def run(inv: Inventory) -> dict[str, Any]:
         text = sum(len(t.text.encode()) + len((t.image_caption or "").encode()) for t in inv.turns.values())
         text += sum(len(c.text.encode()) for c in inv.contexts.values())
         text += sum(len(f.text.encode()) for f in inv.facts.values())
@@ -325,7 +297,7 @@ async def size(
         out["store_file_bytes"] = _file_bytes(memory.settings.store_location) if key.admin else None
         return out
 
-    return await run_in_threadpool(run)
+    return await inspected.read(run)
 
 
 def _file_bytes(location: str) -> int | None:
