@@ -107,7 +107,8 @@ def test_every_tool_and_parameter_is_described(llm_memory: Memory) -> None:
         "memory_stats": set(),
     }
     assert {n: set(t.input_schema.get("properties", {})) for n, t in tools.items()} == expected
-    message = tools["add_memory"].input_schema["$defs"]["MessageIn"]["properties"]
+    message = tools["add_memory"].input_schema["properties"]["messages"]["items"]["properties"]
+    assert {"role", "content", "created_at", "metadata"} <= set(message)
     assert all(field.get("description") for field in message.values())
 
 
@@ -198,28 +199,22 @@ def test_search_of_a_memory_with_nothing_stored_is_empty(memory: Memory) -> None
     assert asyncio.run(run()) == {"memories": "", "turn_ids": [], "contexts": [], "events": []}
 
 
-def test_the_same_short_message_in_two_calls_is_two_turns(memory: Memory) -> None:
-    """A live agent says "yes" twice: two turns, each with the time it arrived."""
+def test_a_resent_message_is_one_turn_and_a_timed_repeat_is_two(memory: Memory) -> None:
+    """A retry (the same message again, no id, no time) adds nothing; "yes" said twice in one call, or
+    twice with different times, is two turns. The server stamps nothing: every path reads the same."""
+
+    def yes(**extra: Any) -> dict[str, Any]:
+        return {"messages": [{"role": "user", "content": "yes", **extra}]}
 
     async def run() -> None:
         async with Client(build_server(memory, user_id="bo")) as client:
-            for _ in range(2):
-                added = data(await client.call_tool("add_memory", {"messages": [{"speaker": "user", "text": "yes"}]}))
-                assert added["turns_added"] == 1
-            again = data(
-                await client.call_tool(
-                    "add_memory",
-                    {"messages": [{"speaker": "user", "text": "yes", "timestamp": "2024-05-01T10:00:00Z"}]},
-                )
-            )
-            assert again["turns_added"] == 1
-            same = data(
-                await client.call_tool(
-                    "add_memory",
-                    {"messages": [{"speaker": "user", "text": "yes", "timestamp": "2024-05-01T10:00:00Z"}]},
-                )
-            )
-            assert same["turns_added"] == 0, "a turn sent again with its own timestamp is recognised"
+            assert data(await client.call_tool("add_memory", yes()))["turns_added"] == 1
+            assert data(await client.call_tool("add_memory", yes()))["turns_added"] == 0, "a retry adds nothing"
+            twice = {"messages": yes()["messages"] * 2}
+            assert data(await client.call_tool("add_memory", twice))["turns_added"] == 1, "the second 'yes' is new"
+            for stamp, new in ((1714557600, 1), ("2024-05-01T10:05:00Z", 1), (1714557600, 0)):
+                added = data(await client.call_tool("add_memory", yes(created_at=stamp)))
+                assert added["turns_added"] == new, stamp
 
     asyncio.run(run())
-    assert memory.stats(user_id="bo").turns == 3
+    assert memory.stats(user_id="bo").turns == 4

@@ -53,7 +53,7 @@ def main() -> None:
         try:
             for sample in samples:
                 user = sample["sample_id"]
-                memory.add(args.data, sample=user, user_id=user)
+                memory.add(Path(args.data), sample=user, user_id=user)
                 for qa in sample["qa"]:
                     gold = set(qa["evidence"])
                     r3 = search(memory, user, qa["question"], 3, recency)

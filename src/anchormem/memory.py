@@ -13,9 +13,10 @@ from anchormem.closeable import Closeable
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
 from anchormem.errors import InputError, NotFoundError
+from anchormem.ingest.messages import as_messages, parse_messages
 from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.precomputed import load_precomputed
-from anchormem.ingest.sources import Conversation, load_conversations, parse_messages
+from anchormem.ingest.sources import Conversation, is_locomo, load_conversations, parse_locomo
 from anchormem.ingester import Ingester
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.lifecycle.manager import Lifecycle
@@ -44,7 +45,9 @@ from anchormem.scopes import check_query, make_scope, no_memory
 from anchormem.store.protocol import Store
 from anchormem.validation import check_search
 
-Source = str | Path | Conversation | Sequence[Mapping[str, Any]]
+Source = str | Mapping[str, Any] | Sequence[Mapping[str, Any]] | Conversation | Path
+"""What ``add`` takes: a plain string (one user message), one message, a list of messages, a
+:class:`Conversation`, or a :class:`~pathlib.Path` to a file (LoCoMo, or JSON/JSONL messages)."""
 Record = Turn | Context | Fact | Event
 RecordKind = Literal["turns", "contexts", "facts", "events"]
 RECORD_KINDS: tuple[RecordKind, ...] = ("turns", "contexts", "facts", "events")
@@ -113,13 +116,25 @@ class Memory(Closeable):
         events: str | Path | None = None,
         progress: Progress | None = None,
     ) -> IngestReport:
-        """Add a conversation (or part of one) to a user's memory.
+        """Add messages (or a whole conversation) to a user's memory.
 
-        ``source`` is a file (LoCoMo format or a JSON/JSONL message list), a list of
-        message dicts, or a :class:`Conversation`. A LoCoMo file with several
-        conversations needs ``sample`` (one sample id). ``facts``/``events`` attach
-        precomputed facts and events instead of extracting them. Adding the same turns
-        again creates nothing new; a re-run resumes extraction that failed.
+        ``source`` is one of:
+
+        - a list of messages: dicts with ``role``/``content`` (OpenAI's shape, content parts
+          included, optional ``name``) or ``speaker``/``text``, and optional ``id``, ``session``,
+          ``metadata`` (a JSON object), ``image_caption`` and a time (``timestamp``,
+          ``created_at`` or ``time``: ISO 8601, Unix seconds or milliseconds, or free text);
+        - one such message dict, or a plain string (one message of role ``user``). A string is
+          never read as a file path: pass files as :class:`pathlib.Path`;
+        - a :class:`Conversation`, or a :class:`pathlib.Path` to a LoCoMo file or a JSON/JSONL
+          message list. A LoCoMo file with several conversations needs ``sample`` (one sample id).
+
+        A message without an ``id`` gets one from its session, speaker, text, time as given and its
+        occurrence among identical messages of this call, so sending the same messages again (a
+        retry, or a window of recent messages re-sent) adds nothing new; see ``docs/messages.md``.
+        New turns of a session continue after the turns already stored in it. ``facts``/``events``
+        attach precomputed facts and events instead of extracting them. A re-run resumes
+        extraction that failed.
         """
         scope = make_scope(user_id, agent_id, run_id)
         conversation = self._conversation(source, sample)
@@ -129,7 +144,7 @@ class Memory(Closeable):
     def _conversation(self, source: Source, sample: str | None) -> Conversation:
         if isinstance(source, Conversation):
             return source
-        if isinstance(source, (str, Path)):
+        if isinstance(source, Path):
             conversations = load_conversations(source, sample=sample)
             if len(conversations) != 1:
                 names = ", ".join(c.name for c in conversations[:10])
@@ -138,11 +153,9 @@ class Memory(Closeable):
                     "sample=... (CLI: --sample ID), or use add_all"
                 )
             return conversations[0]
-        if isinstance(source, Sequence):
-            return Conversation(name="messages", turns=tuple(parse_messages(list(source))))
-        raise InputError(
-            f"cannot add a {type(source).__name__}: pass a file path, a list of messages or a Conversation"
-        )
+        if isinstance(source, Mapping) and is_locomo(source):
+            return parse_locomo(source, sample=sample)[0]
+        return Conversation(name="messages", turns=tuple(parse_messages(as_messages(source))))
 
     def add_all(
         self,
@@ -154,7 +167,8 @@ class Memory(Closeable):
         events: str | Path | None = None,
         progress: Progress | None = None,
     ) -> dict[str, IngestReport]:
-        """Add every conversation of a LoCoMo file, each as its own run (``run_id`` = sample id)."""
+        """Add every conversation of a LoCoMo file, each as its own run (``run_id`` = sample id).
+        ``path`` may be a string here: this method only reads files."""
         out: dict[str, IngestReport] = {}
         for conv in load_conversations(path):
             pre = load_precomputed(facts, events, sample_id=conv.name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from anchormem.cli.common import positive_int, scope_kwargs, subcommand, variant_option, with_memory
@@ -21,8 +22,12 @@ K_HELP = (
 
 
 def register(sub: Any) -> None:
-    with subcommand(sub, "add", "add a conversation (LoCoMo file or JSON/JSONL messages)", with_memory(cmd_add)) as p:
-        p.add_argument("file")
+    with subcommand(
+        sub, "add", "add a conversation (LoCoMo file or JSON/JSONL messages) or one message", with_memory(cmd_add)
+    ) as p:
+        p.add_argument("file", nargs="?", help="LoCoMo file, or JSON/JSONL messages (see docs/messages.md)")
+        p.add_argument("--message", metavar="TEXT", help="add this one message instead of a file")
+        p.add_argument("--speaker", help="who said --message (default: user)")
         p.add_argument("--sample", help="LoCoMo sample id to add (e.g. conv-26)")
         p.add_argument(
             "--all-samples",
@@ -56,16 +61,24 @@ def register(sub: Any) -> None:
 
 
 def cmd_add(mem: Memory, args: argparse.Namespace) -> Any:
+    if (args.file is None) == (args.message is None):
+        raise InputError("add needs a FILE or --message TEXT (one of them)")
+    if args.message is None and args.speaker is not None:
+        raise InputError("--speaker applies to --message")
+    one = {"role": args.speaker or "user", "content": args.message}
+    source: Any = Path(args.file) if args.file is not None else one
     with Bars(enabled=not (args.quiet or args.json)) as bars:
         if args.all_samples:
+            if args.message is not None:
+                raise InputError("--all-samples reads a LoCoMo file, not --message")
             if args.sample or args.run:
                 raise InputError("--all-samples cannot be combined with --sample or --run")
             reports = mem.add_all(
-                args.file, user_id=args.user, agent_id=args.agent, facts=args.facts, events=args.events, progress=bars
+                source, user_id=args.user, agent_id=args.agent, facts=args.facts, events=args.events, progress=bars
             )
             return {name: report_dict(r) for name, r in reports.items()}
         report = mem.add(
-            args.file, sample=args.sample, facts=args.facts, events=args.events, progress=bars, **scope_kwargs(args)
+            source, sample=args.sample, facts=args.facts, events=args.events, progress=bars, **scope_kwargs(args)
         )
     return report_dict(report)
 

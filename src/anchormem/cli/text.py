@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from anchormem.model import Answer, Context, Event, Fact, Scope, SearchResult, Stats, Turn
@@ -33,7 +34,8 @@ def _short(value: Any) -> str:
 
 def record_line(record: Any) -> str:
     if isinstance(record, Turn):
-        return f"{record.id:>8}  [{record.timestamp}] {record.speaker}: {record.text}"
+        meta = f"  {json.dumps(record.metadata, ensure_ascii=False)}" if record.metadata else ""
+        return f"{record.id:>8}  [{record.timestamp}] {record.speaker}: {record.text}{meta}"
     if isinstance(record, Context):
         return f"{record.id}  session {record.session}  turns {','.join(record.turn_ids)}"
     if isinstance(record, Fact):

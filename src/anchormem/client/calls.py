@@ -12,14 +12,17 @@ arguments with the same types and defaults, and return the same results (awaited
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
 from anchormem.client.errors import error_from_code
 from anchormem.deserialize import RECORD_TYPES, from_jsonable, record_type
 from anchormem.errors import InputError
+from anchormem.ingest.messages import as_messages
+from anchormem.ingest.sources import Conversation, is_locomo, read_json_file
 from anchormem.model import (
     Answer,
     Context,
@@ -82,20 +85,42 @@ def _scope(agent_id: str | None, run_id: str | None) -> dict[str, Any]:
     return {k: v for k, v in (("agent_id", agent_id), ("run_id", run_id)) if v is not None}
 
 
-def _messages(source: Any) -> dict[str, Any]:
-    """The body part for what ``add`` was given: a plain string (one user message), one message
-    object, a list of them, or a LoCoMo sample (an object with ``sample_id`` and ``conversation``)."""
-    if isinstance(source, str):
-        return {"messages": [{"role": "user", "content": source}]}
-    if isinstance(source, Mapping):
-        if "conversation" in source and "sample_id" in source:
-            return {"conversation": dict(source)}
-        return {"messages": [dict(source)]}
-    if isinstance(source, Sequence):
-        return {"messages": [dict(m) if isinstance(m, Mapping) else m for m in source]}
-    raise InputError(
-        f"cannot send a {type(source).__name__}: pass a string, a message dict, a list of messages or a LoCoMo sample"
-    )
+def _messages(source: Any, sample: str | None = None) -> dict[str, Any]:
+    """The body part for what ``add`` was given, as :meth:`Memory.add <anchormem.memory.Memory.add>`
+    takes it: a plain string (one user message), one message object, a list of them, a LoCoMo sample
+    (an object with ``sample_id`` and ``conversation``), a :class:`Conversation`, or a
+    :class:`~pathlib.Path` to a file (read here; a LoCoMo file with several samples needs ``sample``).
+    The service checks the messages with the library's own normaliser."""
+    if isinstance(source, Path):
+        data = read_json_file(source)
+        if is_locomo(data):
+            samples = [s for s in (data if isinstance(data, list) else [data]) if sample in (None, s.get("sample_id"))]
+            if len(samples) != 1:
+                names = ", ".join(str(s.get("sample_id")) for s in samples[:10]) or "none"
+                raise InputError(
+                    f"{source} holds {len(samples)} matching conversations ({names}); pick one with sample=..."
+                )
+            return {"conversation": dict(samples[0])}
+        return {"messages": as_messages(data)}
+    if isinstance(source, Conversation):
+        return {"messages": [_message(t) for t in source.turns]}
+    if isinstance(source, Mapping) and is_locomo(source):
+        return {"conversation": dict(source)}
+    return {"messages": [dict(m) if isinstance(m, Mapping) else m for m in as_messages(source)]}
+
+
+def _message(turn: Turn) -> dict[str, Any]:
+    """A stored-shape turn as a message the service reads back to the same turn."""
+    fields = {
+        "id": turn.id,
+        "session": turn.session,
+        "speaker": turn.speaker,
+        "text": turn.text,
+        "timestamp": turn.time_given or turn.timestamp,
+        "image_caption": turn.image_caption,
+        "metadata": turn.metadata,
+    }
+    return {k: v for k, v in fields.items() if v is not None}
 
 
 def add(
@@ -106,11 +131,14 @@ def add(
     run_id: str | None = None,
     background: bool | None = None,
     idempotency_key: str | None = None,
+    sample: str | None = None,
     **extra: Any,
 ) -> Flow[IngestReport]:
-    """Add messages (a list, one message dict, or a plain string as one user message) or a LoCoMo
-    sample. A background ingest (``background=True``, or a large add) is polled until it ends."""
-    body = {**_messages(source), **_scope(agent_id, run_id), **extra}
+    """Add messages (a list, one message dict, or a plain string as one user message), a LoCoMo
+    sample, a :class:`Conversation` or a :class:`~pathlib.Path` to a file (``sample`` picks one
+    conversation of a LoCoMo file). A background ingest (``background=True``, or a large add) is
+    polled until it ends."""
+    body = {**_messages(source, sample), **_scope(agent_id, run_id), **extra}
     if background is not None:
         body["background"] = background
     headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}

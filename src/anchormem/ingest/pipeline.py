@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -90,7 +90,7 @@ class IngestPipeline:
         started = time.perf_counter()
         report = IngestReport()
         try:
-            report.turns_added = len(self.store.add_turns(scope, turns))
+            report.turns_added = len(self.store.add_turns(scope, self._placed(scope, turns)))
             self._rechunk(scope, [t.session for t in turns], report)
             self._extract(scope, pre, report)
             self._link(scope, pre, report)
@@ -112,6 +112,23 @@ class IngestPipeline:
         return report
 
     # -- steps -------------------------------------------------------------------------------------------
+
+    def _placed(self, scope: Scope, turns: Sequence[Turn]) -> list[Turn]:
+        """``turns`` without those already stored; new turns of a session that holds turns are placed
+        after them (positions continue after the highest stored one, in the order given)."""
+        by_session: dict[str, list[Turn]] = {}
+        for t in turns:
+            by_session.setdefault(t.session, []).append(t)
+        out: list[Turn] = []
+        for session, given in by_session.items():
+            held = self.store.turns(scope, session)
+            ids = {t.id for t in held}
+            new = [t for t in given if t.id not in ids]
+            if held:
+                start = max(t.position for t in held) + 1
+                new = [replace(t, position=start + i) for i, t in enumerate(new)]
+            out.extend(new)
+        return out
 
     def _rechunk(self, scope: Scope, sessions: Sequence[str], report: IngestReport) -> None:
         """Cut the given sessions (and any whose turns no window covers) into windows; store the new

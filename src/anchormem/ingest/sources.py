@@ -2,6 +2,8 @@
 
 Every reader returns :class:`Conversation` objects whose turns keep their original
 timestamps and ids. Malformed input raises :class:`InputError` naming the place.
+Message lists are read by :func:`anchormem.ingest.messages.parse_messages`, the one message
+model of every path (re-exported here).
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from anchormem.errors import InputError
-from anchormem.ingest.times import message_time
-from anchormem.model import Turn, stable_id
+from anchormem.ingest.messages import parse_messages
+from anchormem.model import Turn
 from anchormem.validation import (
     MAX_CAPTION_CHARS,
     MAX_TEXT_CHARS,
@@ -141,62 +143,6 @@ def _locomo_turns(conv: Mapping[str, Any], where: str, max_turns: int | None) ->
                 timestamp=date,
                 image_caption=_opt_str(turn, "blip_caption", place, caption=True),
             )
-
-
-def parse_messages(data: Any, where: str = "input", max_turns: int | None = None) -> list[Turn]:
-    """Generic messages: a list (or ``{"messages": [...]}``) of objects with ``speaker`` or
-    ``role``, ``text`` or ``content``, optional ``timestamp`` (or ``date``), ``session``, ``id``,
-    ``image_caption``. ``max_turns`` caps the number of messages (the service's request limit)."""
-    if isinstance(data, Mapping) and isinstance(data.get("messages"), list):
-        data = data["messages"]
-    if not isinstance(data, list):
-        raise InputError(f"{where}: expected a list of messages, got {type(data).__name__}")
-    if not data:
-        raise InputError(f"{where}: the message list is empty")
-    check_turn_count(len(data), where, max_turns)
-    turns: list[Turn] = []
-    positions: dict[str, int] = {}
-    seen: set[str] = set()
-    for i, msg in enumerate(data):
-        place = f"{where}: message {i + 1}"
-        if not isinstance(msg, Mapping):
-            raise InputError(f"{place}: expected an object, got {type(msg).__name__}")
-        speaker = _text_field(msg, ("speaker", "role", "name"), place)
-        text = _text_field(msg, ("text", "content"), place)
-        session = _opt_str(msg, "session", place) or "1"
-        timestamp, given = _message_time(msg, place)
-        metadata = msg.get("metadata")
-        if metadata is not None and not isinstance(metadata, Mapping):
-            raise InputError(f"{place}: 'metadata' must be an object, got {type(metadata).__name__}")
-        pos = positions.get(session, 0)
-        positions[session] = pos + 1
-        tid = _opt_str(msg, "id", place) or stable_id("t", session, str(pos), speaker, text, given or "")
-        if tid in seen:
-            raise InputError(f"{place}: duplicate id {tid!r}")
-        seen.add(tid)
-        turns.append(
-            Turn(
-                id=tid,
-                session=session,
-                position=pos,
-                speaker=speaker,
-                text=text,
-                timestamp=timestamp,
-                image_caption=_opt_str(msg, "image_caption", place, caption=True),
-                time_given=given,
-                metadata=dict(metadata) if metadata is not None else None,
-            )
-        )
-    order = {s: i for i, s in enumerate(dict.fromkeys(t.session for t in turns))}
-    turns.sort(key=lambda t: (order[t.session], t.position))
-    return turns
-
-
-def _message_time(msg: Mapping[str, Any], place: str) -> tuple[str | None, str | None]:
-    for name in ("timestamp", "created_at", "time", "date"):
-        if msg.get(name) not in (None, ""):
-            return message_time(msg[name], name, place)
-    return None, None
 
 
 def _text_field(obj: Mapping[str, Any], names: tuple[str, ...], place: str, allow_empty: bool = False) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import partial
 from typing import Annotated, Any, TypeVar
 
@@ -22,11 +21,12 @@ import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field, WithJsonSchema
 
 from anchormem import __version__
 from anchormem.errors import AnchorMemError
-from anchormem.ingest.sources import Conversation, parse_messages
+from anchormem.ingest.messages import parse_messages
+from anchormem.ingest.sources import Conversation
 from anchormem.memory import Memory
 from anchormem.scopes import make_scope
 from anchormem.serialize import report_dict, to_jsonable
@@ -79,22 +79,31 @@ session, a turn, an excerpt or everything when the user asks. answer_question (l
 has an LLM) answers a question from memory with citations."""
 
 
-class MessageIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    speaker: str = Field(..., min_length=1, max_length=256, description="who said it, e.g. 'user' or a name")
-    text: str = Field(..., min_length=1, description="what was said")
-    timestamp: str | None = Field(
-        None, max_length=256, description="when, kept exactly as given (default: when the server received it)"
-    )
-    session: str | None = Field(None, max_length=256, description="session label (default '1')")
-    id: str | None = Field(None, max_length=256, description="turn id (default: a stable generated id)")
-
-
+MESSAGE_SCHEMA = {
+    "type": "object",
+    "description": "one message: role and content (OpenAI's shape, content parts allowed) or speaker and text",
+    "properties": {
+        "role": {"type": "string", "description": "user or assistant (or system, tool)"},
+        "content": {
+            "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "object"}}],
+            "description": "what was said: a string, or OpenAI content parts (text parts are joined, an image "
+            "or file is kept as a short placeholder)",
+        },
+        "name": {"type": "string", "description": "who said it, when more than the role is known"},
+        "speaker": {"type": "string", "description": "who said it (instead of role)"},
+        "text": {"type": "string", "description": "what was said (instead of content)"},
+        "created_at": {
+            "type": ["string", "number"],
+            "description": "when it was said: ISO 8601, Unix seconds or milliseconds (or 'timestamp')",
+        },
+        "session": {"type": "string", "description": "session label (default '1')"},
+        "id": {"type": "string", "description": "turn id (default: one from the message's content)"},
+        "metadata": {"type": "object", "description": "free JSON kept with the message"},
+    },
+}
 Messages = Annotated[
-    list[MessageIn],
+    list[Annotated[Any, WithJsonSchema(MESSAGE_SCHEMA)]],
     Field(
-        max_length=MAX_TURNS,
         description=f"the new conversation turns in the order they were said (at most {MAX_TURNS} per call)",
     ),
 ]
@@ -133,17 +142,13 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, r
 
     @server.tool(
         description="Store conversation turns in long-term memory. Call it after each exchange (or at the "
-        "end of a conversation) with the messages not sent yet, oldest first. A turn without a timestamp "
-        "gets the time it was received; sending a turn again with the same id (or the same timestamp) "
+        "end of a conversation) with the messages not sent yet, oldest first, each with its created_at "
+        "time when known. Sending a message again (same id, or same session, speaker, text and time) "
         "creates nothing new, so a retry is safe. Returns counts of what was added (turns_added, "
         "contexts_added, facts_added, events_added) and notes on anything that needs attention."
     )
     async def add_memory(messages: Messages) -> dict[str, Any]:
-        received = datetime.now(UTC).isoformat(timespec="microseconds")
-        # a live message without a time gets the time it arrived: its id then differs from an identical
-        # message added in another call ("yes" twice in a conversation is two turns, not one)
-        raw = [{"timestamp": received, **m.model_dump(exclude_none=True)} for m in messages]
-        turns = await _call(parse_messages, raw, where="messages", max_turns=MAX_TURNS)
+        turns = await _call(parse_messages, messages, max_turns=MAX_TURNS)
         report = await _call(memory.add, Conversation(name="mcp", turns=tuple(turns)), **where)
         return report_dict(report)
 

@@ -10,8 +10,9 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from anchormem.errors import InputError
+from anchormem.ingest.messages import parse_messages
 from anchormem.ingest.pipeline import Progress
-from anchormem.ingest.sources import Conversation, is_locomo, parse_locomo, parse_messages
+from anchormem.ingest.sources import Conversation, is_locomo, parse_locomo
 from anchormem.model import IngestReport
 from anchormem.scopes import make_scope
 from anchormem.serialize import report_dict, to_jsonable
@@ -31,10 +32,7 @@ def _conversation(body: AddRequest) -> Conversation:
     if (body.messages is None) == (body.conversation is None):
         raise InputError("send either 'messages' (a list) or 'conversation' (one LoCoMo sample), not both")
     if body.messages is not None:
-        messages = [m.model_dump(exclude_none=True) for m in body.messages]
-        return Conversation(
-            name="messages", turns=tuple(parse_messages(messages, where="messages", max_turns=MAX_TURNS))
-        )
+        return Conversation(name="messages", turns=tuple(parse_messages(body.messages, max_turns=MAX_TURNS)))
     if not is_locomo(body.conversation):
         raise InputError("'conversation' must be a LoCoMo sample: an object with 'sample_id' and 'conversation'")
     return parse_locomo(body.conversation, where="conversation", max_turns=MAX_TURNS)[0]

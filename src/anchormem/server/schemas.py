@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
 from anchormem.query.retrieve import RECIPES
 
@@ -15,27 +15,47 @@ Kind = Literal["turns", "contexts", "facts", "events"]
 
 
 class Message(BaseModel):
-    """One message. ``speaker`` (or ``role``) and ``text`` (or ``content``) are required."""
+    """One message (documentation of the accepted shape; the service reads it with the same
+    normaliser as the library, so errors name the message and field the same way on every path).
+    Who: ``speaker``, else ``name``, else ``role``; what: ``text``, else ``content`` (a string or
+    OpenAI content parts: text parts joined, others kept as ``[image]``, ``[audio]``, ``[file: …]``);
+    when: ``timestamp``, ``created_at`` or ``time`` (ISO 8601, Unix seconds or milliseconds, or free
+    text kept as given). Other keys are ignored. Without an ``id``, the id comes from the session,
+    speaker, text and time, so re-sending a message adds nothing new."""
 
     model_config = ConfigDict(
         extra="allow",
         json_schema_extra={
             "example": {
-                "speaker": "Priya",
-                "text": "I adopted an orange tabby, his name is Biscuit.",
-                "timestamp": "9:30 am on 23 March, 2024",
+                "role": "user",
+                "name": "Priya",
+                "content": [{"type": "text", "text": "I adopted an orange tabby, his name is Biscuit."}],
+                "created_at": 1711186200,
                 "session": "2",
+                "metadata": {"channel": "chat"},
             }
         },
     )
 
-    speaker: str | None = Field(None, max_length=256)
-    role: str | None = Field(None, max_length=256)
-    text: str | None = None
-    content: str | None = None
-    timestamp: str | None = Field(None, max_length=256)
-    session: str | None = Field(None, max_length=256)
-    id: str | None = Field(None, max_length=256)
+    role: str | None = Field(None, max_length=256, description="user, assistant, system or tool")
+    content: str | list[dict[str, Any]] | None = Field(
+        None, description="the text, or OpenAI content parts ({type: text, text}, image_url, input_audio, file, …)"
+    )
+    name: str | None = Field(None, max_length=256, description="who said it (the speaker; the role goes to metadata)")
+    speaker: str | None = Field(None, max_length=256, description="who said it (instead of role/name)")
+    text: str | None = Field(None, description="what was said (instead of content)")
+    created_at: str | float | None = Field(None, description="ISO 8601, Unix seconds or milliseconds, or free text")
+    timestamp: str | float | None = Field(None, description="the same as created_at")
+    time: str | float | None = Field(None, description="the same as created_at")
+    session: str | None = Field(None, max_length=256, description="session label (default '1')")
+    id: str | None = Field(None, max_length=256, description="turn id (default: from the message's content)")
+    metadata: dict[str, Any] | None = Field(None, description="free JSON stored with the turn")
+    image_caption: str | None = Field(None, description="a caption of an image shared with the message")
+
+
+MESSAGE_SCHEMA = Message.model_json_schema()
+AnyMessage = Annotated[Any, WithJsonSchema(MESSAGE_SCHEMA)]
+"""A message as sent: checked by the library's normaliser, not by the request model."""
 
 
 class AddRequest(BaseModel):
@@ -45,7 +65,7 @@ class AddRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    messages: list[Message] | None = Field(None, max_length=MAX_MESSAGES)
+    messages: list[AnyMessage] | None = Field(None, max_length=MAX_MESSAGES)
     conversation: dict[str, Any] | None = None
     agent_id: str | None = Field(None, max_length=256)
     run_id: str | None = Field(None, max_length=256)
