@@ -200,6 +200,7 @@ def test_a_bad_message_reads_the_same_on_every_path(
         ({"role": 7, "content": "x"}, "message 1: 'role' must be a string, got int"),
         ({"role": "user", "content": [{"type": ""}]}, "'content' part 1 needs a 'type'"),
         ({"role": "user", "content": [{"type": "text", "text": " "}]}, "message 1: 'content' is empty"),
+        ({"role": "user", "content": "x", "user_id": "bob"}, "message 1: 'user_id' is not a message field"),
     ],
 )
 def test_errors_name_the_message_and_the_field(memory: Memory, message: dict[str, Any], words: str) -> None:

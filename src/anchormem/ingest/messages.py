@@ -15,7 +15,8 @@ wherever it came in. The fields (see ``docs/messages.md``):
 - when: ``timestamp``, ``created_at``, ``time`` or ``date`` (the first one given), read by
   :func:`anchormem.ingest.times.message_time`.
 - ``session`` (default ``"1"``), ``id``, ``metadata`` (a JSON object), ``image_caption``.
-- Other keys (``tool_call_id``, ``audio``, ...) are ignored: only ``metadata`` is stored as given.
+- Other keys (``tool_call_id``, ``audio``, ...) are ignored: only ``metadata`` is stored as given;
+  ``user_id``, ``agent_id`` and ``run_id`` are refused (the call chooses the memory, not a message).
 
 A message without an ``id`` gets one from its content: the session, speaker, text and time as given,
 and how many identical messages came before it in the same call. Sending the same messages again
@@ -56,6 +57,8 @@ PLACEHOLDERS = {
     "audio": "[audio]",
 }
 FILE_PARTS = ("file", "input_file")
+SCOPE_KEYS = ("user_id", "agent_id", "run_id")
+"""Refused in a message: whose memory it goes to is chosen by the call, never by a message."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,11 @@ def normalise(msg: object, place: str) -> _Message:
     """One message's fields, checked; ``place`` (``message 3``) starts every error."""
     if not isinstance(msg, Mapping):
         raise InputError(f"{place}: expected an object, got {type(msg).__name__}")
+    scoped = [k for k in SCOPE_KEYS if k in msg]
+    if scoped:
+        raise InputError(
+            f"{place}: '{scoped[0]}' is not a message field; whose memory it is comes from the call, not the message"
+        )
     role = _who(msg, "role", place)
     named = _who(msg, "speaker", place) or _who(msg, "name", place)
     speaker = named or role

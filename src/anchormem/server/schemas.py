@@ -20,7 +20,8 @@ class Message(BaseModel):
     Who: ``speaker``, else ``name``, else ``role``; what: ``text``, else ``content`` (a string or
     OpenAI content parts: text parts joined, others kept as ``[image]``, ``[audio]``, ``[file: …]``);
     when: ``timestamp``, ``created_at`` or ``time`` (ISO 8601, Unix seconds or milliseconds, or free
-    text kept as given). Other keys are ignored. Without an ``id``, the id comes from the session,
+    text kept as given). Other keys are ignored (``user_id``, ``agent_id``, ``run_id`` are refused).
+    Without an ``id``, the id comes from the session,
     speaker, text and time, so re-sending a message adds nothing new."""
 
     model_config = ConfigDict(
