@@ -239,3 +239,31 @@ def test_the_client_sends_files_and_conversations_like_memory_add(
     assert stored(memory, "client-locomo") == stored(memory, "python-locomo")
     memory.add("I keep bees.", user_id="python-text")
     assert stored(memory, "client-text") == stored(memory, "python-text")
+
+
+def test_cli_adds_one_message_and_lists_turns_with_their_time_and_metadata(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["--user", "maya", "--store", str(tmp_path / "cli.db"), "--embed-backend", "hash", "--quiet"]
+    assert main(["add", "--message", "I like tea.", *base]) == 0
+    assert main(["add", "--message", "I like tea.", "--json", *base]) == 0  # the same message again
+    assert main(["add", "--message", "Noted.", "--speaker", "assistant", *base]) == 0
+    capsys.readouterr()
+    assert main(["list", "turns", "--json", *base]) == 0
+    turns = json.loads(capsys.readouterr().out)
+    assert [(t["speaker"], t["text"]) for t in turns] == [("user", "I like tea."), ("assistant", "Noted.")]
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(CHAT[1:2]), encoding="utf-8")
+    assert main(["add", str(path), *base]) == 0
+    capsys.readouterr()
+    assert main(["list", "turns", *base]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "[4:26 pm on 29 May, 2024 UTC] Maya: Hi! I want to run" in out and '{"channel": "app", "role": "user"}' in out
+    )
+    for argv, words in (
+        (["add", *base], "add needs a FILE or --message TEXT"),
+        (["add", str(path), "--message", "x", *base], "add needs a FILE or --message TEXT"),
+        (["add", str(path), "--speaker", "Maya", *base], "--speaker applies to --message"),
+    ):
+        assert main(argv) == 1 and words in capsys.readouterr().err

@@ -4,10 +4,13 @@ re-sending safe (a retry or a re-sent window of recent messages stores nothing t
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from anchormem.config import Settings
+from anchormem.embed.hashing import HashEmbedder
 from anchormem.errors import InputError
 from anchormem.ingest.messages import as_messages, parse_messages
 from anchormem.ingest.sources import Conversation
@@ -140,3 +143,26 @@ def test_files_keep_working_with_openai_messages(memory: Memory, tmp_path: Path)
     path.write_text("\n".join(json.dumps(m) for m in lines), encoding="utf-8")
     assert memory.add(path, user_id="u").turns_added == len(SESSION_1)
     assert memory.add(path, user_id="u").turns_added == 0
+
+
+@pytest.fixture
+def memory_at(location: str) -> Iterator[Memory]:
+    """A Memory on the store of the test's ``location`` (SQLite file or PostgreSQL database)."""
+    with Memory(Settings.load(env={}, store=location, embed__backend="hash"), embedder=HashEmbedder()) as mem:
+        yield mem
+
+
+@pytest.mark.parametrize("location", ["sqlite", "postgres"], indirect=True)
+def test_retries_windows_and_metadata_on_each_store(memory_at: Memory) -> None:
+    texts = ["I got a puppy.", "What is its name?", "Pico.", "Cute!"]
+    sent = [
+        {"role": "user", "name": "Maya", "content": texts[0], "created_at": 1717000000, "metadata": {"tags": ["pet"]}},
+        *chat(*texts[1:]),
+    ]
+    assert memory_at.add(sent[:3], user_id="u").turns_added == 3
+    assert memory_at.add(sent[:3], user_id="u").turns_added == 0
+    assert memory_at.add(sent[1:], user_id="u").turns_added == 1
+    turns = memory_at.turns(user_id="u")
+    assert [(t.text, t.position) for t in turns] == [(t, i) for i, t in enumerate(texts)]
+    assert turns[0].metadata == {"tags": ["pet"], "role": "user"} and turns[0].time_given == "1717000000"
+    assert turns[0].speaker == "Maya" and turns[0].timestamp == "4:26 pm on 29 May, 2024 UTC"
