@@ -166,3 +166,13 @@ def test_retries_windows_and_metadata_on_each_store(memory_at: Memory) -> None:
     assert [(t.text, t.position) for t in turns] == [(t, i) for i, t in enumerate(texts)]
     assert turns[0].metadata == {"tags": ["pet"], "role": "user"} and turns[0].time_given == "1717000000"
     assert turns[0].speaker == "Maya" and turns[0].timestamp == "4:26 pm on 29 May, 2024 UTC"
+
+
+def test_empty_text_parts_leave_no_blank_lines() -> None:
+    parts = [
+        {"type": "text", "text": ""},
+        {"type": "image_url", "image_url": {"url": "x"}},
+        {"type": "text", "text": "hi"},
+    ]
+    (turn,) = parse_messages([{"role": "user", "content": parts, "user_id": None}])
+    assert turn.text == "[image]\nhi"

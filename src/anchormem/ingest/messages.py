@@ -62,7 +62,9 @@ SCOPE_KEYS = ("user_id", "agent_id", "run_id")
 
 
 @dataclass(frozen=True)
-class _Message:
+class MessageFields:
+    """One message, read and checked: what becomes a :class:`Turn` (the id may still be missing)."""
+
     speaker: str
     text: str
     session: str
@@ -136,11 +138,11 @@ def parse_messages(data: Any, where: str | None = None, max_turns: int | None = 
     return turns
 
 
-def normalise(msg: object, place: str) -> _Message:
+def normalise(msg: object, place: str) -> MessageFields:
     """One message's fields, checked; ``place`` (``message 3``) starts every error."""
     if not isinstance(msg, Mapping):
         raise InputError(f"{place}: expected an object, got {type(msg).__name__}")
-    scoped = [k for k in SCOPE_KEYS if k in msg]
+    scoped = [k for k in SCOPE_KEYS if msg.get(k) is not None]
     if scoped:
         raise InputError(
             f"{place}: '{scoped[0]}' is not a message field; whose memory it is comes from the call, not the message"
@@ -155,7 +157,7 @@ def normalise(msg: object, place: str) -> _Message:
     metadata = _metadata(msg.get("metadata"), place)
     if named is not None and role is not None and role != named and "role" not in (metadata or {}):
         metadata = {**(metadata or {}), "role": role}
-    return _Message(
+    return MessageFields(
         speaker=speaker,
         text=text,
         session=_opt_label(msg, "session", place) or "1",
@@ -174,7 +176,8 @@ def _text(msg: Mapping[str, Any], place: str) -> str:
     if isinstance(content, str):
         return check_text(content, "content", place, limit=MAX_MESSAGE_CHARS)
     if isinstance(content, list):
-        joined = "\n".join(_part(part, n, place) for n, part in enumerate(content, 1))
+        pieces = (_part(part, n, place) for n, part in enumerate(content, 1))
+        joined = "\n".join(piece for piece in pieces if piece.strip())
         return check_text(joined, "content", place, limit=MAX_MESSAGE_CHARS)
     if content is not None:
         raise InputError(
@@ -184,7 +187,8 @@ def _text(msg: Mapping[str, Any], place: str) -> str:
         return check_text(msg["refusal"], "refusal", place, limit=MAX_MESSAGE_CHARS)
     calls = msg.get("tool_calls")
     if isinstance(calls, list) and calls:
-        return f"[tool call: {', '.join(_tool_name(c) for c in calls)}]"
+        shown = f"[tool call: {', '.join(_tool_name(c) for c in calls)}]"
+        return check_text(shown, "tool_calls", place, limit=MAX_MESSAGE_CHARS)
     raise InputError(f"{place}: missing field 'text' or 'content'")
 
 
