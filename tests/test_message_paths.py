@@ -219,6 +219,15 @@ def test_rest_and_mcp_refuse_with_the_library_words_not_pydantic(memory: Memory,
         text = result.content[0].text
         assert result.is_error and "invalid_input: message 1: " in text and "pydantic" not in text
 
+    async def call(arguments: dict[str, Any]) -> str:
+        async with McpClient(build_server(memory, user_id="mcp")) as client:
+            result = await client.call_tool("add_memory", arguments)
+            assert result.is_error
+            return str(result.content[0].text)
+
+    assert "invalid_input: 'messages' must be a list of messages, got str" in asyncio.run(call({"messages": "hi"}))
+    assert "invalid_input: add_memory needs the argument 'messages'" in asyncio.run(call({}))
+
 
 def test_the_client_sends_files_and_conversations_like_memory_add(
     memory: Memory, server: LiveServer, tmp_path: Path

@@ -87,8 +87,8 @@ def as_messages(source: object) -> list[Any]:
     if isinstance(source, Sequence) and not isinstance(source, (bytes, bytearray)):
         return list(source)
     raise InputError(
-        f"cannot add a {type(source).__name__}: pass a string (one user message), a message dict, "
-        "a list of messages, a Conversation or a pathlib.Path to a file"
+        f"cannot add a {type(source).__name__}: pass a list of messages, one message (an object) or a "
+        "string (one user message); from Python also a Conversation or a pathlib.Path to a file"
     )
 
 

@@ -102,7 +102,8 @@ MESSAGE_SCHEMA = {
     },
 }
 Messages = Annotated[
-    list[Annotated[Any, WithJsonSchema(MESSAGE_SCHEMA)]],
+    Any,  # read by the library's message normaliser, so a wrong shape is refused in its words
+    WithJsonSchema({"type": "array", "items": MESSAGE_SCHEMA}),
     Field(
         description=f"the new conversation turns in the order they were said (at most {MAX_TURNS} per call)",
     ),
@@ -121,7 +122,8 @@ async def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 class StrictServer(MCPServer[Any]):
-    """An MCP server that refuses a call naming an argument its tool does not declare."""
+    """An MCP server that refuses a call naming an argument its tool does not declare, or leaving out
+    one it requires."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         tool = next((t for t in await self.list_tools() if t.name == name), None)
@@ -131,6 +133,9 @@ class StrictServer(MCPServer[Any]):
                 f"invalid_input: {name} has no argument {', '.join(map(repr, unknown))} "
                 "(this server serves one memory, chosen when it started)"
             )
+        missing = [a for a in tool.input_schema.get("required", ()) if a not in arguments] if tool else []
+        if missing:
+            raise ToolError(f"invalid_input: {name} needs the argument {', '.join(map(repr, missing))}")
         return await super().call_tool(name, arguments, context)
 
 
@@ -148,6 +153,8 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, r
         "contexts_added, facts_added, events_added) and notes on anything that needs attention."
     )
     async def add_memory(messages: Messages) -> dict[str, Any]:
+        if not isinstance(messages, list):
+            raise ToolError(f"invalid_input: 'messages' must be a list of messages, got {type(messages).__name__}")
         turns = await _call(parse_messages, messages, max_turns=MAX_TURNS)
         report = await _call(memory.add, Conversation(name="mcp", turns=tuple(turns)), **where)
         return report_dict(report)

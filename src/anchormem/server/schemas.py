@@ -56,7 +56,8 @@ class Message(BaseModel):
 
 MESSAGE_SCHEMA = Message.model_json_schema()
 AnyMessage = Annotated[Any, WithJsonSchema(MESSAGE_SCHEMA)]
-"""A message as sent: checked by the library's normaliser, not by the request model."""
+"""A message as sent: checked by the library's normaliser, not by the request model, so errors read
+the same as on every other path."""
 
 
 class AddRequest(BaseModel):
