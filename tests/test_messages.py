@@ -83,7 +83,7 @@ def test_add_takes_one_message_a_list_a_conversation_a_sample_or_messages_object
     memory.add(locomo_sample(), user_id="sample")
     assert memory.turns(user_id="one") == memory.turns(user_id="wrapped") == memory.turns(user_id="conv")
     assert memory.turns(user_id="sample")[0].id == "D1:1"
-    with pytest.raises(InputError, match="cannot add a int: pass a string"):
+    with pytest.raises(InputError, match="cannot add a int: pass a list of messages"):
         memory.add(42, user_id="u")  # type: ignore[arg-type]
 
 
