@@ -102,6 +102,14 @@ class Store(Protocol):
         """
         ...
 
+    def update_turn(self, scope: Scope, turn_id: str, text: str) -> dict[str, int]:
+        """Replace the text of one stored turn (its id, session, position, speaker, time and metadata stay)
+        and, in the same transaction, delete every record derived from it as :meth:`delete_records` would
+        for the turn (the contexts holding it, their facts, the events on those facts; surviving members of
+        those events marked unlinked), then bump the version. Counts as in :meth:`delete_records`, with
+        ``turns`` 1 when the turn was changed and 0 when the scope holds no such turn (nothing changed)."""
+        ...
+
     def delete_scope(self, scope: Scope) -> dict[str, int]:
         """Delete every row of exactly this scope (turns, contexts, facts, events, usage, the scope
         itself; not its history) in one transaction. A scope created again later starts at a version

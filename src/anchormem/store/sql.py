@@ -301,6 +301,19 @@ class SQLStore(SQLBase):
             self._bump(cur, scope)
         return counts
 
+    def update_turn(self, scope: Scope, turn_id: str, text: str) -> dict[str, int]:
+        """See the protocol. The derived rows are read inside the transaction, so a window another process
+        cut from the old text after the caller looked is superseded too."""
+        key = _sk(scope)
+        with self._tx(scope=scope) as cur:
+            changed = cur.execute(f"UPDATE turns SET text = ? WHERE {_SCOPE} AND id = ?", (text, *key, turn_id))
+            if not changed.rowcount:
+                return {"turns": 0, "contexts": 0, "facts": 0, "events": 0}
+            contexts, facts, events = integrity.derived(cur, key, [turn_id], (), ())
+            counts = life.delete_records(cur, key, (), contexts, facts, events)
+            self._bump(cur, scope)
+        return {**counts, "turns": 1}
+
     def delete_scope(self, scope: Scope) -> dict[str, int]:
         with self._tx(scope=scope) as cur:
             return life.delete_scope(cur, _sk(scope))
