@@ -25,7 +25,8 @@ from anchormem.errors import StoreError
 from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
 from anchormem.store import sql_integrity as integrity
 from anchormem.store import sql_lifecycle as life
-from anchormem.store.protocol import Extraction, ExtractionState, Matrix
+from anchormem.store import sql_requests as saved
+from anchormem.store.protocol import Extraction, ExtractionState, Matrix, SavedRequest
 from anchormem.store.sql_base import SQLBase
 from anchormem.store.sql_dialect import Cursor
 from anchormem.store.sql_lifecycle import SCOPE as _SCOPE
@@ -343,3 +344,19 @@ class SQLStore(SQLBase):
 
     def history(self, scope: Scope, limit: int | None = None) -> list[HistoryEntry]:
         return life.history_entries(self._q(*life.history_query(scope, limit)))
+
+    # -- idempotent requests (see sql_requests) -------------------------------------------------------------
+
+    def claim_request(
+        self, owner: str, key: str, fingerprint: str, *, now: float, keep: float, lease: float, cap: int
+    ) -> SavedRequest | None:
+        with self._tx() as cur:
+            return saved.claim(cur, owner, key, fingerprint, now - keep, now - lease, now, cap)
+
+    def finish_request(self, owner: str, key: str, response: str) -> None:
+        with self._tx() as cur:
+            saved.finish(cur, owner, key, response)
+
+    def release_request(self, owner: str, key: str) -> None:
+        with self._tx() as cur:
+            saved.release(cur, owner, key)
