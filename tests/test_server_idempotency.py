@@ -219,3 +219,19 @@ def test_fingerprint_reads_json_by_content() -> None:
     assert a != fingerprint("POST", "/p", b"x=1", b'{"a": 1, "b": [1, 2]}')
     assert a != fingerprint("PUT", "/p", b"", b'{"a": 1, "b": [1, 2]}')
     assert a != fingerprint("POST", "/p", b"", b'{"a": 2, "b": [1, 2]}')
+
+
+@pytest.mark.parametrize("location", ["sqlite"], indirect=True)
+def test_a_body_over_the_limit_is_refused_before_anything_is_claimed(memory: Memory) -> None:
+    big = json.dumps({"messages": messages(SESSION_1 * 20, "1")}).encode()
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the limit is met while the body is read
+        yield from (big[i : i + 512] for i in range(0, len(big), 512))
+
+    with TestClient(create_app(memory, KEYS, max_body=2048)) as small:
+        r = small.post(ADD, content=chunks(), headers={**ALICE, "Idempotency-Key": "big"})
+        assert r.status_code == 413 and r.json()["error"]["code"] == "payload_too_large"
+        ok = small.post(
+            ADD, json={"messages": messages(SESSION_1[:1], "1")}, headers={**ALICE, "Idempotency-Key": "big"}
+        )
+        assert ok.status_code == 200 and ok.json()["turns_added"] == 1
