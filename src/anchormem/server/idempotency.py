@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import re
 import time
 from collections.abc import Iterator
@@ -36,6 +37,8 @@ from anchormem.errors import AnchorMemError
 from anchormem.server.errors import classify, error_body, public_message
 from anchormem.server.keys import KeyRing
 from anchormem.store.protocol import SavedRequest, Store
+
+log = logging.getLogger("anchormem.server")
 
 HEADER = "Idempotency-Key"
 REPLAYED = "Idempotent-Replayed"
@@ -171,10 +174,15 @@ class Idempotency:
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(store.release_request, owner, key)
             raise
-        if answer is not None and 200 <= answer["status"] < 300:
-            await anyio.to_thread.run_sync(store.finish_request, owner, key, json.dumps(answer))
-        else:
-            await anyio.to_thread.run_sync(store.release_request, owner, key)
+        try:
+            if answer is not None and 200 <= answer["status"] < 300:
+                await anyio.to_thread.run_sync(store.finish_request, owner, key, json.dumps(answer))
+            else:
+                await anyio.to_thread.run_sync(store.release_request, owner, key)
+        except AnchorMemError as exc:  # the response is sent; a retry finds the claim until its lease ends
+            log.error(
+                "storing the response of %s %s for its Idempotency-Key failed: %s", scope["method"], scope["path"], exc
+            )
 
     async def _run(self, scope: Scope, receive: Receive, send: Send, body: bytes) -> dict[str, Any] | None:
         """Run the request with its (already read) body; its response is sent on and returned."""
