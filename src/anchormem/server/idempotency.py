@@ -23,8 +23,8 @@ import json
 import logging
 import re
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,9 +104,9 @@ class Idempotency:
     A request without the header, or one this middleware does not cover (reads, searches), or whose key
     is missing or may not access the user, passes through unchanged (the API then answers 401/403)."""
 
-    def __init__(self, app: ASGIApp, store: Any, keys: KeyRing) -> None:
+    def __init__(self, app: ASGIApp, store: Callable[[], Store], keys: KeyRing) -> None:
         self.app = app
-        self._store = store  # a callable giving the Store (the memory opens it on first use)
+        self._store = store  # the memory opens its store on first use
         self._keys = keys
         self._waiters = _Waiters()
 
@@ -147,9 +147,9 @@ class Idempotency:
     async def _once(
         self, scope: Scope, receive: Receive, send: Send, owner: str, key: str, mark: str, body: bytes
     ) -> None:
-        store: Store = self._store()
         now = time.time()
         try:
+            store = self._store()
             saved: SavedRequest | None = await anyio.to_thread.run_sync(
                 lambda: store.claim_request(
                     owner,
@@ -171,7 +171,7 @@ class Idempotency:
         try:
             answer = await self._run(scope, receive, send, body)
         except BaseException:  # the request failed (or was cancelled): a retry may run it again
-            with anyio.CancelScope(shield=True):
+            with anyio.CancelScope(shield=True), suppress(AnchorMemError):
                 await anyio.to_thread.run_sync(store.release_request, owner, key)
             raise
         try:
