@@ -55,6 +55,11 @@ def test_results_and_errors_are_the_facades(memory: Memory) -> None:
             await amem.get("f-0000000000000000", user_id="alice")
         with pytest.raises(InputError):
             await amem.search("  ", user_id="alice")
+        turn = memory.turns(user_id="alice")[0]
+        updated = await amem.update(turn.id, "I adopted a cat, Miso.", user_id="alice")
+        assert updated.updated and memory.turns(user_id="alice")[0].text == "I adopted a cat, Miso."
+        with pytest.raises(NotFoundError):
+            await amem.update("nope", "x", user_id="alice")
         assert (await amem.delete(user_id="alice", session="2")).turns == len(SESSION_2)
 
     asyncio.run(run())

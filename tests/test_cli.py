@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -127,3 +128,21 @@ def test_every_command_has_help() -> None:
     sub = next(a for a in parser._actions if a.dest == "command")
     for name, p in sub.choices.items():  # type: ignore[union-attr]
         assert p.format_help().startswith("usage: anchormem " + name)
+
+
+def test_update_replaces_a_turns_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, base: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run(capsys, "add", str(write_locomo(tmp_path / "c.json")), "--user", "u", "--sample", "conv-1", *base)
+    code, out, _ = run(capsys, "update", "D1:1", "I adopted a cat called Miso.", "--user", "u", "--json", *base)
+    report = json.loads(out)
+    assert code == 0 and report["updated"] is True and report["turn_id"] == "D1:1" and report["contexts_added"] > 0
+    code, out, _ = run(capsys, "get", "D1:1", "--user", "u", "--json", *base)
+    assert json.loads(out)["text"] == "I adopted a cat called Miso."
+    monkeypatch.setattr("sys.stdin", io.StringIO("I adopted a cat called Miso."))
+    code, out, _ = run(capsys, "update", "D1:1", "-", "--user", "u", "--json", *base)
+    assert code == 0 and json.loads(out)["updated"] is False  # the same text from stdin: nothing to change
+    code, _, err = run(capsys, "update", "D9:9", "x", "--user", "u", *base)
+    assert code == 1 and err.startswith("anchormem: error: no turn 'D9:9'")
+    code, _, err = run(capsys, "update", "D1:1", " ", "--user", "u", *base)
+    assert code == 1 and "'text' is empty" in err

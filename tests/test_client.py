@@ -26,7 +26,7 @@ from anchormem.errors import (
 )
 from anchormem.llm.fake import FakeLLM
 from anchormem.memory import Memory
-from anchormem.model import Answer, IngestReport, SearchResult
+from anchormem.model import Answer, IngestReport, SearchResult, UpdateReport
 from tests.fixtures import SESSION_1, SESSION_2, messages
 from tests.live_server import LiveServer, free_port, serve
 
@@ -233,3 +233,27 @@ def test_user_ids_are_escaped_in_paths() -> None:
     client, seen = scripted(httpx.Response(200, json={"items": []}))
     client.history(user_id="a/b c")
     assert seen[0].url.raw_path == b"/v1/users/a%2Fb%20c/history"
+
+
+def test_update_through_both_clients_with_a_retried_key(server: LiveServer, memory: Memory) -> None:
+    first = messages(SESSION_1)
+    first[0]["id"] = "D1/1 adopt"  # a turn id that needs escaping in the path
+    with Client(server.url, api_key=server.admin_key) as client:
+        client.add(first, user_id="alice")
+        report = client.update("D1/1 adopt", "I adopted a cat, Miso.", user_id="alice", idempotency_key="fix-1")
+        assert isinstance(report, UpdateReport) and report.updated and report.contexts_superseded == 1
+        again = client.update("D1/1 adopt", "I adopted a cat, Miso.", user_id="alice", idempotency_key="fix-1")
+        assert again == report  # the stored answer: a second run would say updated=False
+        with pytest.raises(InputError) as reused:
+            client.update("D1/1 adopt", "Something else.", user_id="alice", idempotency_key="fix-1")
+        assert reused.value.code == "idempotency_key_reused"  # type: ignore[attr-defined]
+        with pytest.raises(NotFoundError):
+            client.update("nope", "x", user_id="alice")
+    assert memory.turns(user_id="alice")[0].text == "I adopted a cat, Miso."
+
+    async def run() -> UpdateReport:
+        async with AsyncClient(server.url, api_key=server.admin_key) as aclient:
+            return await aclient.update("D1/1 adopt", "I adopted a dog, Pico.", user_id="alice")
+
+    assert asyncio.run(run()).updated and memory.turns(user_id="alice")[0].text == "I adopted a dog, Pico."
+    assert [h.op for h in memory.history(user_id="alice")] == ["add", "update", "update"]

@@ -25,7 +25,13 @@ from tests.fixtures import SESSION_1, SESSION_2
 TURNS = [{"speaker": s, "text": t, "session": "1", "timestamp": "2024-03-01 10:00"} for s, t in SESSION_1] + [
     {"speaker": s, "text": t, "session": "2", "timestamp": "2024-03-08 18:00"} for s, t in SESSION_2
 ]
-TOOLS = {"add_memory", "search_memory", "delete_memory", "memory_stats"}  # answer_question needs an LLM
+TOOLS = {
+    "add_memory",
+    "search_memory",
+    "update_memory",
+    "delete_memory",
+    "memory_stats",
+}  # answer_question needs an LLM
 
 
 def data(result: Any) -> Any:
@@ -103,6 +109,7 @@ def test_every_tool_and_parameter_is_described(llm_memory: Memory) -> None:
         "add_memory": {"messages"},
         "search_memory": {"query", "k", "max_contexts", "max_chars"},
         "answer_question": {"question", "k"},
+        "update_memory": {"turn_id", "text"},
         "delete_memory": {"session", "turn", "context", "all"},
         "memory_stats": set(),
     }
@@ -218,3 +225,23 @@ def test_a_resent_message_is_one_turn_and_a_timed_repeat_is_two(memory: Memory) 
 
     asyncio.run(run())
     assert memory.stats(user_id="bo").turns == 4
+
+
+def test_update_memory_corrects_a_turn(memory: Memory) -> None:
+    async def run() -> tuple[Any, Any, Any, Any]:
+        async with Client(build_server(memory, user_id="alice")) as client:
+            await client.call_tool("add_memory", {"messages": [{**TURNS[0], "id": "adopt"}, *TURNS[1:3]]})
+            fixed = data(
+                await client.call_tool("update_memory", {"turn_id": "adopt", "text": "I adopted a cat, Miso."})
+            )
+            found = data(await client.call_tool("search_memory", {"query": "Miso the cat"}))
+            missing = await client.call_tool("update_memory", {"turn_id": "nope", "text": "x"})
+            empty = await client.call_tool("update_memory", {"turn_id": "adopt", "text": ""})
+            return fixed, found, missing, empty
+
+    fixed, found, missing, empty = asyncio.run(run())
+    assert fixed["updated"] is True and fixed["turn_id"] == "adopt" and fixed["contexts_superseded"] == 1
+    assert "I adopted a cat, Miso." in found["memories"] and "shelter" not in found["memories"]
+    assert missing.is_error and "not_found: no turn" in missing.content[0].text
+    assert empty.is_error
+    assert memory.turns(user_id="alice")[0].text == "I adopted a cat, Miso."

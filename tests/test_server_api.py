@@ -266,3 +266,23 @@ def test_an_unknown_variant_is_the_clients_error(client: TestClient, path: str) 
     r = client.post(f"/v1/users/alice/{path}", json={field: "cat?", "variant": "bm52"}, headers=A)
     assert r.status_code == 422, r.text
     assert r.json()["error"]["code"] == "validation_error" and "anchormem" in r.json()["error"]["message"]
+
+
+def test_update_a_turn(client: TestClient) -> None:
+    add_alice(client)
+    turn = client.get("/v1/users/alice/memories/turns", headers=A).json()["items"][2]
+    path = f"/v1/users/alice/memories/turns/{turn['id']}"
+    r = client.put(path, json={"text": "Pico hates the snow, we stayed by the radiator."}, headers=A)
+    assert r.status_code == 200, r.text
+    assert r.json()["updated"] is True and r.json()["contexts_superseded"] == 2 and r.json()["contexts_added"] == 2
+    found = client.post("/v1/users/alice/search", json={"query": "snow radiator"}, headers=A).json()
+    assert turn["id"] in found["turn_ids"]
+    assert client.get(f"/v1/users/alice/records/{turn['id']}", headers=A).json()["text"].startswith("Pico hates")
+    missing = client.put("/v1/users/alice/memories/turns/nope", json={"text": "x"}, headers=A)
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+    empty = client.put(path, json={"text": " "}, headers=A)
+    assert empty.status_code == 400 and empty.json()["error"]["code"] == "invalid_input"
+    extra = client.put(path, json={"text": "x", "speaker": "Ben"}, headers=A)
+    assert extra.status_code == 422 and extra.json()["error"]["code"] == "validation_error"
+    history = client.get("/v1/users/alice/history", headers=A).json()["items"]
+    assert [h["op"] for h in history] == ["add", "update"]

@@ -4,6 +4,7 @@ user's key is 403 and changes nothing; keys are stored hashed and reloaded when 
 from __future__ import annotations
 
 import json
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +34,7 @@ ENDPOINTS: list[tuple[str, str, Any]] = [
     ("GET", "/memories/turns", None),
     ("GET", "/memories/facts?offset=1&limit=2", None),
     ("GET", "/records/{context}", None),
+    ("PUT", "/memories/turns/{turn}", {"text": "Pico hates the snow now."}),
     ("DELETE", "/memories?all=true", None),
     ("DELETE", "/memories?session=1", None),
     ("GET", "/history", None),
@@ -66,7 +68,7 @@ def alice(client: TestClient) -> dict[str, str]:
         if client.get(f"/v1/users/alice/jobs/{job}", headers=ALICE).json()["status"] == "succeeded":
             break
     contexts = client.get("/v1/users/alice/memories/contexts", headers=ALICE).json()["items"]
-    return {"job": job, "context": contexts[0]["id"]}
+    return {"job": job, "context": contexts[0]["id"], "turn": contexts[0]["turn_ids"][0]}
 
 
 def snapshot(client: TestClient) -> dict[str, Any]:
@@ -94,11 +96,10 @@ def test_every_user_route_is_covered() -> None:
         (
             m,
             "/v1/users/{user_id}"
-            + p.split("?")[0]
+            + re.sub(r"/(turns|facts)$", "/{kind}", p.split("?")[0])
             .replace("{job}", "{job_id}")
             .replace("{context}", "{record_id}")
-            .replace("/turns", "/{kind}")
-            .replace("/facts", "/{kind}"),
+            .replace("{turn}", "{turn_id}"),
         )
         for m, p, _ in ENDPOINTS
     }

@@ -126,6 +126,7 @@ class AsyncMemory:
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
+    update = InThread(Memory.update)
     delete = InThread(Memory.delete)
     history = InThread(Memory.history)
     import_records = InThread(Memory.import_records)

@@ -43,6 +43,8 @@ class Ingester:
             try:
                 report = pipeline.run(scope, turns, pre)
                 completed = True
+                if report.turns_added < len(turns):
+                    report.notes.extend(unchanged_texts(self._parts.store.turns(scope), turns))
                 return report
             finally:
                 self._store_usage(scope, call)
@@ -89,3 +91,19 @@ class Ingester:
         used = call.used()
         if used:
             self._parts.store.record_usage(scope, used)
+
+
+def unchanged_texts(stored: Sequence[Turn], sent: Sequence[Turn]) -> list[str]:
+    """A note when messages were sent with the ids of stored turns but other text: an add never changes
+    a stored turn (a retry must not rewrite history), :meth:`Memory.update` does."""
+    held = {t.id: t.text for t in stored}
+    differ = [t.id for t in sent if t.id in held and held[t.id] != t.text]
+    if not differ:
+        return []
+    shown = ", ".join(repr(i) for i in differ[:3]) + (", ..." if len(differ) > 3 else "")
+    many = len(differ) != 1
+    return [
+        f"{len(differ)} message{'s' if many else ''} with the id{'s' if many else ''} of stored turns ({shown}) "
+        f"but different text {'were' if many else 'was'} not changed: an add keeps stored turns as they are; "
+        "use update to change a turn's text"
+    ]

@@ -18,6 +18,7 @@ from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.precomputed import load_precomputed
 from anchormem.ingest.sources import Conversation, is_locomo, load_conversations, parse_locomo
 from anchormem.ingester import Ingester
+from anchormem.lifecycle.edit import check_update
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.lifecycle.manager import Lifecycle
 from anchormem.llm.accounting import Accounting
@@ -35,6 +36,7 @@ from anchormem.model import (
     SearchResult,
     Stats,
     Turn,
+    UpdateReport,
 )
 from anchormem.parts import Parts
 from anchormem.query.answer import read
@@ -331,7 +333,23 @@ class Memory(Closeable):
             raise no_memory(user_id, agent_id, run_id)
         return scope
 
-    # -- lifecycle: forget, history, export, import -----------------------------------------------------
+    # -- lifecycle: edit, forget, history, export, import -----------------------------------------------
+
+    def update(
+        self, turn_id: str, text: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+    ) -> UpdateReport:
+        """Replace the text of one stored turn and re-derive what came from it, like a delete of the old
+        words and an add of the new ones in place.
+
+        The turn keeps its id, session, position, speaker, time and metadata. The windows that held it
+        are superseded with their facts and the events on those facts, cached LLM responses holding
+        the old text are forgotten and its bytes scrubbed from the store file; the session is re-cut
+        and facts and events are derived from the new text. The history records an ``update`` (counts,
+        never the texts). An unknown turn raises :class:`NotFoundError`; text that is empty or too long
+        :class:`InputError`; the text it already has changes nothing (``updated`` False).
+        """
+        turn_id, text = check_update(turn_id, text)
+        return self._lifecycle.update(make_scope(user_id, agent_id, run_id), turn_id, text)
 
     def delete(
         self,

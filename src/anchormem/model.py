@@ -227,13 +227,32 @@ class DeleteReport:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass
+class UpdateReport:
+    """What one ``update`` did: the turn's text was replaced (``updated``; False when it already read so),
+    the windows that held the old text were superseded with their facts and the events on those facts,
+    and what the new text supports was derived again."""
+
+    turn_id: str = ""
+    updated: bool = False
+    contexts_superseded: int = 0  # windows that held the old text
+    facts_superseded: int = 0
+    events_superseded: int = 0
+    contexts_added: int = 0  # windows re-cut from the session with the new text
+    facts_added: int = 0
+    events_added: int = 0  # events formed around the new facts and those that lost their event
+    cache_entries_forgotten: int = 0  # LLM responses whose request or response held the old text
+    llm_calls: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class HistoryEntry:
     """One change of a memory, as recorded in the append-only history (never the deleted content)."""
 
     seq: int
     timestamp: float  # seconds since the epoch
-    op: str  # "add", "delete", "import"
+    op: str  # "add", "update", "delete", "import"
     scope: Scope
     detail: dict[str, Any]
 

@@ -1,4 +1,5 @@
-"""``anchormem delete | history | export | import``: the memory's lifecycle (registered into the main parser)."""
+"""``anchormem update | delete | history | export | import``: the memory's lifecycle (registered into the main
+parser)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,11 @@ from anchormem.serialize import to_jsonable
 
 def register(sub: Any) -> None:
     with subcommand(
+        sub, "update", "replace one turn's text and re-derive what came from it (the old text is forgotten)", cmd_update
+    ) as p:
+        p.add_argument("turn_id", metavar="TURN_ID", help="the turn's id, e.g. D3:7 (see: anchormem list turns)")
+        p.add_argument("text", metavar="TEXT", help="the turn's new text (- reads it from stdin)")
+    with subcommand(
         sub, "delete", "forget a session, turn or context (and all derived from it), or a whole user", cmd_delete
     ) as p:
         target = p.add_mutually_exclusive_group(required=True)
@@ -34,6 +40,13 @@ def register(sub: Any) -> None:
         p.add_argument("--out", help="file to write (written whole, then renamed into place)")
     with subcommand(sub, "import", "load a JSONL export into empty scopes of the store", cmd_import, scoped=False) as p:
         p.add_argument("file", help="the export (JSONL; - for stdin)")
+
+
+def cmd_update(args: argparse.Namespace) -> Any:
+    text = sys.stdin.read() if args.text == "-" else args.text
+    with open_memory(args) as mem:
+        report = mem.update(args.turn_id, text, user_id=args.user, agent_id=args.agent, run_id=args.run)
+    return to_jsonable(report)
 
 
 def cmd_delete(args: argparse.Namespace) -> Any:

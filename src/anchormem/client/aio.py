@@ -138,6 +138,7 @@ class AsyncClient:
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
+    update = Awaiting(calls.update)
     delete = Awaiting(calls.delete)
     history = Awaiting(calls.history)
     export = Awaiting(calls.export)

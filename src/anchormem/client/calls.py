@@ -35,6 +35,7 @@ from anchormem.model import (
     SearchResult,
     Stats,
     Turn,
+    UpdateReport,
 )
 
 T = TypeVar("T")
@@ -83,6 +84,11 @@ def _user(user_id: str) -> str:
 
 def _scope(agent_id: str | None, run_id: str | None) -> dict[str, Any]:
     return {k: v for k, v in (("agent_id", agent_id), ("run_id", run_id)) if v is not None}
+
+
+def _idempotent(key: str | None) -> dict[str, str]:
+    """The header of a write sent with an idempotency key: its retries with the key get its first answer."""
+    return {"Idempotency-Key": key} if key else {}
 
 
 def _messages(source: Any, sample: str | None = None) -> dict[str, Any]:
@@ -141,8 +147,7 @@ def add(
     body = {**_messages(source, sample), **_scope(agent_id, run_id), **extra}
     if background is not None:
         body["background"] = background
-    headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
-    reply = yield Call("POST", f"{_user(user_id)}/memories", json=body, headers=headers)
+    reply = yield Call("POST", f"{_user(user_id)}/memories", json=body, headers=_idempotent(idempotency_key))
     if reply.status != 202:
         return from_jsonable(IngestReport, reply.data)
     job, status = reply.data, reply.status
@@ -234,6 +239,24 @@ def get(record_id: str, *, user_id: str, agent_id: str | None = None, run_id: st
     return from_jsonable(record_type(record_id), reply.data)
 
 
+def update(
+    turn_id: str,
+    text: str,
+    *,
+    user_id: str,
+    agent_id: str | None = None,
+    run_id: str | None = None,
+    idempotency_key: str | None = None,
+) -> Flow[UpdateReport]:
+    """Replace one turn's text; what came from the old text is derived again from the new."""
+    if not isinstance(turn_id, str) or not turn_id:
+        raise InputError("turn_id must be a non-empty string")
+    body = {"text": text, **_scope(agent_id, run_id)}
+    path = f"{_user(user_id)}/memories/turns/{quote(turn_id, safe='')}"
+    reply = yield Call("PUT", path, json=body, headers=_idempotent(idempotency_key))
+    return from_jsonable(UpdateReport, reply.data)
+
+
 def delete(
     *,
     user_id: str,
@@ -243,12 +266,13 @@ def delete(
     turn: str | None = None,
     context: str | None = None,
     all: bool = False,
+    idempotency_key: str | None = None,
 ) -> Flow[DeleteReport]:
     target = {"session": session, "turn": turn, "context": context, "all": all}
     params = {**_scope(agent_id, run_id), **{k: v for k, v in target.items() if v not in (None, False)}}
     if params.get("all") is True:
         params["all"] = "true"
-    reply = yield Call("DELETE", f"{_user(user_id)}/memories", params=params)
+    reply = yield Call("DELETE", f"{_user(user_id)}/memories", params=params, headers=_idempotent(idempotency_key))
     return from_jsonable(DeleteReport, reply.data)
 
 

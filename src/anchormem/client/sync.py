@@ -130,6 +130,7 @@ class Client:
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
+    update = Blocking(calls.update)
     delete = Blocking(calls.delete)
     history = Blocking(calls.history)
 

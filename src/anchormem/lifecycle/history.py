@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
-from anchormem.model import DeleteReport, IngestReport, Scope
+from anchormem.model import DeleteReport, IngestReport, Scope, UpdateReport
 from anchormem.prompts import events as events_prompt
 from anchormem.prompts import facts as facts_prompt
 from anchormem.store.protocol import Store
@@ -61,3 +61,10 @@ def record_delete(
     detail: dict[str, Any] = {k: v for k, v in asdict(report).items() if k != "notes"}
     detail.update(target=next(iter(target), "unknown"), **made_by)
     store.append_history(scope, "delete", detail)
+
+
+def record_update(store: Store, scope: Scope, report: UpdateReport, made_by: Mapping[str, Any]) -> None:
+    """An ``update`` entry: counts superseded and derived again, never the turn id or either text."""
+    detail: dict[str, Any] = {k: v for k, v in asdict(report).items() if k not in ("notes", "turn_id", "updated")}
+    detail.update(target="turn", **made_by)
+    store.append_history(scope, "update", detail)

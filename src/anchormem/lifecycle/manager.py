@@ -1,4 +1,4 @@
-"""The forgetting, history and portability half of a memory: delete, history, export, import.
+"""The forgetting, history and portability half of a memory: update, delete, history, export, import.
 
 The algorithms live beside this module (delete, history, portable); :class:`Lifecycle` wires
 them to the memory's parts, its writer locks, its snapshot cache, and two callbacks of its
@@ -14,10 +14,10 @@ from typing import Any
 
 from anchormem.errors import InputError
 from anchormem.lifecycle import delete as forgetting
+from anchormem.lifecycle import edit, import_check, portable
 from anchormem.lifecycle import history as chronicle
-from anchormem.lifecycle import import_check, portable
 from anchormem.lifecycle.locks import WriterLocks
-from anchormem.model import DeleteReport, HistoryEntry, ImportReport, Scope
+from anchormem.model import DeleteReport, HistoryEntry, ImportReport, Scope, UpdateReport
 from anchormem.parts import Parts
 from anchormem.query.cache import SnapshotCache
 from anchormem.scopes import no_memory
@@ -25,7 +25,7 @@ from anchormem.scopes import no_memory
 
 @dataclass(frozen=True)
 class Lifecycle:
-    """delete, history, export and import_records of one memory (see :class:`~anchormem.memory.Memory`,
+    """update, delete, history, export and import_records of one memory (see :class:`~anchormem.memory.Memory`,
     which checks the arguments and names the scope)."""
 
     _parts: Parts
@@ -33,6 +33,21 @@ class Lifecycle:
     _snapshots: SnapshotCache
     _rebuild: forgetting.Rebuild
     _made_by: Callable[[], Mapping[str, Any]]
+
+    def update(self, scope: Scope, turn_id: str, text: str) -> UpdateReport:
+        """Replace one turn's text and re-derive its session (see :mod:`anchormem.lifecycle.edit`)."""
+        with self._locks.of(scope.user_id):
+            store = self._parts.store
+            if store.version(scope) == 0:
+                raise no_memory(scope.user_id, scope.agent_id, scope.run_id)
+            self._parts.check_embedder()  # the new text's facts are embedded like the stored ones
+            try:
+                report = edit.update_turn(store, scope, turn_id, text, self._rebuild, self._parts.response_cache())
+            finally:
+                self._snapshots.forget(scope)
+            if report.updated:
+                chronicle.record_update(store, scope, report, self._made_by())
+            return report
 
     def delete(
         self, scope: Scope, session: str | None, turn: str | None, context: str | None, all: bool

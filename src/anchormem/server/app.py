@@ -16,6 +16,7 @@ from anchormem import __version__
 from anchormem.memory import Memory
 from anchormem.server import errors
 from anchormem.server.errors import ApiError, error_body
+from anchormem.server.idempotency import Idempotency
 from anchormem.server.jobs import JobManager
 from anchormem.server.keys import KeyRing
 from anchormem.server.routes_memory import router as memory_router
@@ -36,7 +37,11 @@ that may access that user; otherwise 401 `unauthorized` or 403 `forbidden`. Erro
 `not_found`, `unauthorized`, `forbidden`, `payload_too_large`, `llm_not_configured`, `llm_unavailable`,
 `llm_bad_response`, `llm_error`, `embedding_unavailable`, `config_error`, `store_full` (507: the store's disk
 is full; nothing of the write was stored), `store_unavailable` (503: the database cannot be reached now),
-`store_error`, `internal_error`."""
+`store_error`, `internal_error`; and for a retried write, `idempotency_key_reused` (422) and
+`idempotency_in_progress` (409).
+
+Writes (add, update, delete) accept an `Idempotency-Key` header: a retry with the same key and request gets
+the first response again (`Idempotent-Replayed: true`) without running twice."""
 
 
 class BodyLimit:
@@ -132,7 +137,8 @@ def create_app(
     app.include_router(memory_router)
     app.include_router(records_router)
     app.include_router(ui_router)
-    app.add_middleware(BodyLimit, limit=max_body)
+    app.add_middleware(Idempotency, store=lambda: memory.store, keys=keys)
+    app.add_middleware(BodyLimit, limit=max_body)  # the outer one: a retried body is read within the limit
     return app
 
 

@@ -1,6 +1,6 @@
 """``anchormem mcp``: one user's memory as MCP tools for agents (stdio or streamable HTTP).
 
-Tools: ``add_memory``, ``search_memory``, ``delete_memory``, ``memory_stats`` and, only when
+Tools: ``add_memory``, ``search_memory``, ``update_memory``, ``delete_memory``, ``memory_stats`` and, only when
 an LLM is configured, ``answer_question``; all on the scope given at start (``--user``, optional
 ``--agent`` and ``--run``); the agent cannot reach another user's memory. Each tool's description
 says when to call it and what it returns, and every argument is described in the tool's schema.
@@ -71,12 +71,20 @@ ContextId = Annotated[
 ]
 All = Annotated[bool, Field(description="true to forget everything in this memory; cannot be undone")]
 Question = Annotated[str, Field(description="the question to answer from memory")]
+EditedTurn = Annotated[
+    str,
+    Field(min_length=1, max_length=256, description="the id of the turn to correct, from search_memory's turn_ids"),
+]
+NewText = Annotated[
+    str, Field(min_length=1, description="the turn's corrected text in full; it replaces the old text entirely")
+]
 
 INSTRUCTIONS = """Long-term memory of one user (AnchorMem). Typical order: at the start of a turn call
 search_memory with the user's message and use the returned text as context; after the exchange call
-add_memory with the new messages. memory_stats tells whether anything is stored yet; delete_memory forgets a
-session, a turn, an excerpt or everything when the user asks. answer_question (listed only when the server
-has an LLM) answers a question from memory with citations."""
+add_memory with the new messages. memory_stats tells whether anything is stored yet; update_memory corrects
+what one stored turn says; delete_memory forgets a session, a turn, an excerpt or everything when the user
+asks. answer_question (listed only when the server has an LLM) answers a question from memory with
+citations."""
 
 
 MESSAGE_SCHEMA = {
@@ -205,6 +213,19 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, r
         async def answer_question(question: Question, k: K = None) -> dict[str, Any]:
             answer = await _call(memory.answer, question, k=k, **where)
             return {"answer": answer.text, "cited_turn_ids": list(answer.cited_turn_ids), "model": answer.model}
+
+    @server.tool(
+        description="Correct what one stored turn says, when the user asks to fix something said earlier (a "
+        "wrong name, a changed detail); a new statement goes to add_memory instead. Find the turn with "
+        "search_memory first and pass its id and the full corrected text. The turn keeps its place and time; "
+        "what was derived from the old words is rebuilt from the new ones and the old words are forgotten. "
+        "Returns updated (false: the turn already said this) and counts of what was superseded and derived "
+        "again (contexts, facts, events)."
+    )
+    async def update_memory(turn_id: EditedTurn, text: NewText) -> dict[str, Any]:
+        report = await _call(memory.update, turn_id, text, **where)
+        data: dict[str, Any] = to_jsonable(report)
+        return data
 
     @server.tool(
         description="Forget memories when the user asks to: give exactly one of session, turn or context, "

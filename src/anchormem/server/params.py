@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-from fastapi import Query
+from fastapi import Header, Query
 
 from anchormem.server.schemas import ErrorResponse
 
@@ -34,6 +34,26 @@ class DeleteTarget:
     def selector(self) -> dict[str, Any]:
         """The keyword arguments of ``Memory.delete`` that select it."""
         return dataclasses.asdict(self)
+
+
+def idempotency_key(
+    key: str | None = Header(
+        None,
+        alias="Idempotency-Key",
+        description="any unique string (1 to 255 visible ASCII characters, e.g. a UUID) chosen per request: a "
+        "retry with the same key and request gets the first response again (header Idempotent-Replayed: true) "
+        "without running twice; the same key with another request is refused (422 idempotency_key_reused). "
+        "Successful responses are kept for 24 hours, per API key and user.",
+    ),
+) -> str | None:
+    """Declares the header in the OpenAPI schema; :mod:`anchormem.server.idempotency` honours it."""
+    return key
+
+
+IDEMPOTENT_ERRORS: dict[int | str, dict[str, Any]] = {
+    409: {"model": ErrorResponse, "description": "`idempotency_in_progress`: the key's first request still runs"},
+    422: {"model": ErrorResponse, "description": "`idempotency_key_reused` (or `validation_error`)"},
+}
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

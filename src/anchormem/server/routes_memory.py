@@ -1,11 +1,12 @@
-"""Writing and querying memories: add (now or as a background job), job status, search, answer."""
+"""Writing and querying memories: add (now or as a background job), update a turn, job status, search,
+answer."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -17,7 +18,8 @@ from anchormem.model import IngestReport
 from anchormem.scopes import make_scope
 from anchormem.serialize import report_dict, to_jsonable
 from anchormem.server.errors import ApiError
-from anchormem.server.schemas import AddRequest, AnswerRequest, ErrorResponse, Job, SearchRequest
+from anchormem.server.params import IDEMPOTENT_ERRORS, idempotency_key
+from anchormem.server.schemas import AddRequest, AnswerRequest, ErrorResponse, Job, SearchRequest, UpdateRequest
 from anchormem.server.service import Svc, UserId
 from anchormem.validation import MAX_TURNS
 
@@ -46,7 +48,9 @@ def _conversation(body: AddRequest) -> Conversation:
         202: {"model": Job, "description": "queued as a background job; poll its status"},
         400: {"model": ErrorResponse},
         413: {"model": ErrorResponse},
+        **IDEMPOTENT_ERRORS,
     },
+    dependencies=[Depends(idempotency_key)],
 )
 async def add(body: AddRequest, user_id: UserId, service: Svc) -> Any:
     scope = make_scope(user_id, body.agent_id, body.run_id)
@@ -64,6 +68,22 @@ async def add(body: AddRequest, user_id: UserId, service: Svc) -> Any:
         return report_dict(await run_in_threadpool(call))
     job = service.jobs.submit(scope, len(conversation.turns), call)
     return JSONResponse(job.to_dict(), status_code=202, headers={"Location": f"/v1/users/{user_id}/jobs/{job.id}"})
+
+
+@router.put(
+    "/memories/turns/{turn_id:path}",
+    summary="Replace one turn's text and re-derive what came from it",
+    description="The turn keeps its id, session, position, speaker, time and metadata. The windows that held "
+    "it are superseded with their facts and the events on those facts, cached LLM responses with the old text "
+    "are forgotten, and the session is re-cut and derived again from the new text. `updated` is false when "
+    "the turn already had this text (nothing changed).",
+    responses={400: {"model": ErrorResponse}, 404: {"model": ErrorResponse}, **IDEMPOTENT_ERRORS},
+    dependencies=[Depends(idempotency_key)],
+)
+async def update(turn_id: str, body: UpdateRequest, user_id: UserId, service: Svc) -> Any:
+    return await _threaded(
+        service.memory.update, turn_id, body.text, user_id=user_id, agent_id=body.agent_id, run_id=body.run_id
+    )
 
 
 @router.get(

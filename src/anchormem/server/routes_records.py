@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -15,7 +15,7 @@ from anchormem import __version__
 from anchormem.errors import StoreError
 from anchormem.serialize import to_jsonable
 from anchormem.server.errors import ApiError
-from anchormem.server.params import AgentQ, RunQ, error_responses, page_of
+from anchormem.server.params import IDEMPOTENT_ERRORS, AgentQ, RunQ, error_responses, idempotency_key, page_of
 from anchormem.server.schemas import MAX_PAGE, ErrorResponse, Health, Kind, Page, UserList
 from anchormem.server.service import Key, Svc, UserId
 
@@ -51,7 +51,8 @@ async def get_record(
 @router.delete(
     "/memories",
     summary="Delete memories: a session, a turn, a context, a scope, or all of the user's",
-    responses={400: {"model": ErrorResponse}},
+    responses={400: {"model": ErrorResponse}, **IDEMPOTENT_ERRORS},
+    dependencies=[Depends(idempotency_key)],
 )
 async def delete(
     user_id: UserId,

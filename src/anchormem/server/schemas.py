@@ -74,6 +74,18 @@ class AddRequest(BaseModel):
     background: bool | None = None
 
 
+class UpdateRequest(BaseModel):
+    """The new text of one turn, and the scope below the user that holds it."""
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"example": {"text": "I adopted a grey tabby, his name is Biscuit."}}
+    )
+
+    text: str = Field(..., description="the turn's new text (like a message's: not empty, at most 100,000 characters)")
+    agent_id: str | None = Field(None, max_length=256)
+    run_id: str | None = Field(None, max_length=256)
+
+
 VARIANT_FIELD: Any = Field(
     None,
     max_length=32,

@@ -21,6 +21,13 @@ ALTER TABLE turns ADD COLUMN time_given TEXT;
 ALTER TABLE turns ADD COLUMN metadata TEXT;
 """
 
+# what an idempotent write request was and the response it got (the REST service's Idempotency-Key)
+_REQUESTS = """
+CREATE TABLE requests (owner TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, response TEXT,
+    created {real} NOT NULL, PRIMARY KEY (owner, key));
+CREATE INDEX requests_created ON requests (created);
+"""
+
 SQLITE_MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_initial",
@@ -57,6 +64,7 @@ CREATE INDEX history_scope ON history ({_SCOPE_KEY}, seq);
 """,
     ),
     ("0004_message_fields", _MESSAGE_FIELDS),
+    ("0005_requests", _REQUESTS.format(real="REAL")),
 ]
 
 PG_MIGRATIONS: list[tuple[str, str]] = [
@@ -116,6 +124,7 @@ $$;
 """,
     ),
     ("0004_message_fields", _MESSAGE_FIELDS),
+    ("0005_requests", _REQUESTS.format(real="DOUBLE PRECISION")),
 ]
 
 

@@ -38,6 +38,15 @@ class Extraction:
     vectors: Matrix
 
 
+@dataclass(frozen=True)
+class SavedRequest:
+    """The stored record of a write request sent with an idempotency key (see :meth:`Store.claim_request`)."""
+
+    fingerprint: str  # what the first request was (method, path, body), hashed
+    response: str | None  # its response as the service stored it; None while it runs
+    created: float
+
+
 @runtime_checkable
 class Store(Protocol):
     # store-wide settings (the embedder a store's vectors come from: "embedder", "embedder_dim")
@@ -102,6 +111,14 @@ class Store(Protocol):
         """
         ...
 
+    def update_turn(self, scope: Scope, turn_id: str, text: str) -> dict[str, int]:
+        """Replace the text of one stored turn (its id, session, position, speaker, time and metadata stay)
+        and, in the same transaction, delete every record derived from it as :meth:`delete_records` would
+        for the turn (the contexts holding it, their facts, the events on those facts; surviving members of
+        those events marked unlinked), then bump the version. Counts as in :meth:`delete_records`, with
+        ``turns`` 1 when the turn was changed and 0 when the scope holds no such turn (nothing changed)."""
+        ...
+
     def delete_scope(self, scope: Scope) -> dict[str, int]:
         """Delete every row of exactly this scope (turns, contexts, facts, events, usage, the scope
         itself; not its history) in one transaction. A scope created again later starts at a version
@@ -128,6 +145,25 @@ class Store(Protocol):
     def history(self, scope: Scope, limit: int | None = None) -> list[HistoryEntry]:
         """Entries of ``scope`` and its finer scopes (agent_id/run_id None match any), oldest first;
         ``limit`` keeps the newest ``limit``."""
+        ...
+
+    # idempotent requests of the REST service (records keyed by owner and key; never memory content)
+    def claim_request(
+        self, owner: str, key: str, fingerprint: str, *, now: float, keep: float, lease: float, cap: int
+    ) -> SavedRequest | None:
+        """Claim ``key`` of ``owner`` for a request: None when this call claimed it (run the request, then
+        :meth:`finish_request` or :meth:`release_request`), else the record already stored, in any process.
+        First removes every record older than ``keep`` seconds at ``now``, and unanswered claims older than
+        ``lease`` seconds (their process died); a new claim removes the owner's oldest answered records beyond
+        ``cap``."""
+        ...
+
+    def finish_request(self, owner: str, key: str, response: str) -> None:
+        """Store the response of a claimed request; retries with its key are answered from it."""
+        ...
+
+    def release_request(self, owner: str, key: str) -> None:
+        """Drop an unanswered claim (the request failed), so a retry with the key runs again."""
         ...
 
     def transaction(self, scope: Scope) -> AbstractContextManager[None]:

@@ -25,7 +25,8 @@ from anchormem.errors import StoreError
 from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
 from anchormem.store import sql_integrity as integrity
 from anchormem.store import sql_lifecycle as life
-from anchormem.store.protocol import Extraction, ExtractionState, Matrix
+from anchormem.store import sql_requests as saved
+from anchormem.store.protocol import Extraction, ExtractionState, Matrix, SavedRequest
 from anchormem.store.sql_base import SQLBase
 from anchormem.store.sql_dialect import Cursor
 from anchormem.store.sql_lifecycle import SCOPE as _SCOPE
@@ -301,6 +302,19 @@ class SQLStore(SQLBase):
             self._bump(cur, scope)
         return counts
 
+    def update_turn(self, scope: Scope, turn_id: str, text: str) -> dict[str, int]:
+        """See the protocol. The derived rows are read inside the transaction, so a window another process
+        cut from the old text after the caller looked is superseded too."""
+        key = _sk(scope)
+        with self._tx(scope=scope) as cur:
+            changed = cur.execute(f"UPDATE turns SET text = ? WHERE {_SCOPE} AND id = ?", (text, *key, turn_id))
+            if not changed.rowcount:
+                return {"turns": 0, "contexts": 0, "facts": 0, "events": 0}
+            contexts, facts, events = integrity.derived(cur, key, [turn_id], (), ())
+            counts = life.delete_records(cur, key, (), contexts, facts, events)
+            self._bump(cur, scope)
+        return {**counts, "turns": 1}
+
     def delete_scope(self, scope: Scope) -> dict[str, int]:
         with self._tx(scope=scope) as cur:
             return life.delete_scope(cur, _sk(scope))
@@ -330,3 +344,19 @@ class SQLStore(SQLBase):
 
     def history(self, scope: Scope, limit: int | None = None) -> list[HistoryEntry]:
         return life.history_entries(self._q(*life.history_query(scope, limit)))
+
+    # -- idempotent requests (see sql_requests) -------------------------------------------------------------
+
+    def claim_request(
+        self, owner: str, key: str, fingerprint: str, *, now: float, keep: float, lease: float, cap: int
+    ) -> SavedRequest | None:
+        with self._tx() as cur:
+            return saved.claim(cur, owner, key, fingerprint, now - keep, now - lease, now, cap)
+
+    def finish_request(self, owner: str, key: str, response: str) -> None:
+        with self._tx() as cur:
+            saved.finish(cur, owner, key, response)
+
+    def release_request(self, owner: str, key: str) -> None:
+        with self._tx() as cur:
+            saved.release(cur, owner, key)

@@ -1,0 +1,59 @@
+"""Editing a stored turn: a delete of the old words and an add of the new ones, in place.
+
+The turn keeps its id, session, position, speaker, time and metadata; only its text changes. What was
+derived from the old text goes as a delete takes it (the windows that held the turn, their facts, the
+events built on those facts, cached LLM exchanges holding the old text, the freed bytes of the store
+file), and the session is re-cut and derived again from the new text, like an add.
+"""
+
+from __future__ import annotations
+
+from anchormem.errors import LLMError, NotFoundError
+from anchormem.lifecycle.delete import Rebuild, forget_cached
+from anchormem.model import Scope, UpdateReport
+from anchormem.store import cascade
+from anchormem.store.protocol import Store
+from anchormem.validation import check_label, check_text
+
+
+def check_update(turn_id: object, text: object) -> tuple[str, str]:
+    """The turn id and new text, or :class:`~anchormem.errors.InputError` (the rules of an added message)."""
+    return check_label(turn_id, "turn_id", "update"), check_text(text, "text", "update")
+
+
+def update_turn(
+    store: Store, scope: Scope, turn_id: str, text: str, rebuild: Rebuild, cache: object | None
+) -> UpdateReport:
+    """Replace the text of turn ``turn_id`` of ``scope`` and re-derive its session; the caller holds the
+    user's writer lock. Unknown turn: :class:`NotFoundError`; the same text: a report with ``updated``
+    False and nothing changed."""
+    turn = next((t for t in store.turns(scope) if t.id == turn_id), None)
+    if turn is None:
+        raise NotFoundError(f"no turn {turn_id!r} in the memory of user {scope.user_id!r}")
+    report = UpdateReport(turn_id=turn_id)
+    if turn.text == text:
+        return report
+    plan = cascade.plan(store, scope, turn_ids=[turn_id])
+    # The cache first, as a delete does: once the store holds the new text nothing names the old one.
+    report.cache_entries_forgotten = forget_cached(cache, [turn.text, *plan.texts])
+    try:
+        counts = store.update_turn(scope, turn_id, text)
+        if not counts["turns"]:  # deleted by another process since it was read
+            raise NotFoundError(f"no turn {turn_id!r} in the memory of user {scope.user_id!r}")
+        report.updated = True
+        report.contexts_superseded = counts["contexts"]
+        report.facts_superseded = counts["facts"]
+        report.events_superseded = counts["events"]
+        try:
+            rebuilt = rebuild(scope, [turn.session])
+        except LLMError as exc:  # the new text stands; its windows wait for the next add
+            report.notes.append(f"deriving from the new text stopped: {exc}")
+        else:
+            report.contexts_added = rebuilt.contexts_added
+            report.facts_added = rebuilt.facts_added
+            report.events_added = rebuilt.events_added
+            report.llm_calls = rebuilt.llm_calls
+            report.notes.extend(rebuilt.notes)
+    finally:
+        store.scrub()  # the old text's freed bytes leave the file
+    return report
