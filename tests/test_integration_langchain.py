@@ -43,9 +43,10 @@ def server(filled: Memory) -> Iterator[LiveServer]:
 
 
 def test_retriever_returns_contexts_and_events_with_provenance(filled: Memory) -> None:
-    retriever = AnchorMemRetriever(memory=filled, user_id="alice", k=2)  # two contexts: an event adds to them
-    docs = retriever.invoke(QUERY)
-    result = filled.search(QUERY, user_id="alice", k=2)
+    query = "What did Ana name her dog?"  # about the past: two contexts by score, and an event adds to them
+    retriever = AnchorMemRetriever(memory=filled, user_id="alice", k=2)
+    docs = retriever.invoke(query)
+    result = filled.search(query, user_id="alice", k=2)
     assert all(isinstance(d, Document) for d in docs)
     assert [d.id for d in docs] == [h.context.id for h in result.contexts] + [h.event.id for h in result.events]
     first, hit = docs[0], result.contexts[0]

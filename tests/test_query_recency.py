@@ -67,9 +67,30 @@ SESSIONS: list[tuple[str, list[tuple[str, str]]]] = [
 ]
 
 
-def chat() -> dict[str, Any]:
+# the user moves from Leeds to Porto; the latest session only asks about living somewhere else (small talk)
+MOVES: list[tuple[str, list[tuple[str, str]]]] = [
+    (
+        "9:12 am on 8 January, 2024",
+        [("user", "I live in Leeds, close to the university."), ("assistant", "Leeds has a great market."), *FILLER],
+    ),
+    (
+        "7:40 pm on 2 March, 2024",
+        [*FILLER, ("user", "Running routes near where I live in Leeds?"), ("assistant", "Try the canal towpath.")],
+    ),
+    (
+        "10:18 am on 14 June, 2024",
+        [*FILLER, ("user", "We moved to Porto in May, a flat where we live by the river."), ("assistant", "Porto!")],
+    ),
+    (
+        "8:02 pm on 9 November, 2024",
+        [*FILLER, ("user", "My cousin asks where to live in Lisbon, which area?"), ("assistant", "Alfama or Estrela.")],
+    ),
+]
+
+
+def chat(sessions: list[tuple[str, list[tuple[str, str]]]] = SESSIONS) -> dict[str, Any]:
     conversation: dict[str, Any] = {"speaker_a": "user", "speaker_b": "assistant"}
-    for n, (date, turns) in enumerate(SESSIONS, 1):
+    for n, (date, turns) in enumerate(sessions, 1):
         conversation[f"session_{n}_date_time"] = date
         conversation[f"session_{n}"] = [
             {"speaker": s, "dia_id": f"D{n}:{i + 1}", "text": t} for i, (s, t) in enumerate(turns)
@@ -77,8 +98,8 @@ def chat() -> dict[str, Any]:
     return {"sample_id": "changes", "conversation": conversation, "qa": []}
 
 
-def turn_id(text: str) -> str:
-    for n, (_, turns) in enumerate(SESSIONS, 1):
+def turn_id(text: str, sessions: list[tuple[str, list[tuple[str, str]]]] = SESSIONS) -> str:
+    for n, (_, turns) in enumerate(sessions, 1):
         for i, (_, said) in enumerate(turns):
             if said == text:
                 return f"D{n}:{i + 1}"
@@ -87,12 +108,21 @@ def turn_id(text: str) -> str:
 
 NEWEST_COFFEE = turn_id("I started drinking coffee again, a flat white every morning.")
 NEWEST_HOME = turn_id("We moved house to Porto, by the river.")
+MOVED = turn_id("We moved to Porto in May, a flat where we live by the river.", MOVES)
 
 
 @pytest.fixture
 def changes(settings: Settings) -> Iterator[Memory]:
     memory = Memory(settings, embedder=HashEmbedder(dim=1024))  # wide: few accidental collisions
     memory.add(parse_locomo([chat()])[0], user_id="u")
+    yield memory
+    memory.close()
+
+
+@pytest.fixture
+def moves(settings: Settings) -> Iterator[Memory]:
+    memory = Memory(settings, embedder=HashEmbedder(dim=1024))
+    memory.add(parse_locomo([chat(MOVES)])[0], user_id="u")
     yield memory
     memory.close()
 
@@ -207,3 +237,20 @@ def test_an_earlier_statement_the_rule_weighed_is_compared_even_when_it_scores_l
     assert marks[newest] == (True, ())
     assert marks[january] == (False, (newest,))
     assert marks[leeds] == (None, ()), "a context the rule did not weigh stays unmarked"
+
+
+def test_a_passing_mention_in_the_latest_session_does_not_hide_the_change_before_it(moves: Memory) -> None:
+    question = "Where does the user live now?"
+    result = search(moves, question, 3)
+    assert MOVED in result.turn_ids, "the session before the latest one on the subject keeps a place"
+    assert any(MOVED in h.context.turn_ids for h in result.contexts[:2]), "and ranks next to the latest one"
+    assert "D4:5" in result.contexts[0].context.turn_ids, "the latest session on the subject comes first"
+
+
+@pytest.mark.parametrize("contexts", [2, 3])
+def test_the_best_scored_context_keeps_its_place_when_the_latest_are_put_first(moves: Memory, contexts: int) -> None:
+    question = "Where does the user live now?"
+    best = search(moves, question, contexts, recency=False).contexts[0].context.id
+    result = search(moves, question, contexts)
+    assert best in [h.context.id for h in result.contexts]
+    assert len(result.contexts) == contexts

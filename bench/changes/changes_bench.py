@@ -6,10 +6,12 @@
 Each chat goes into a fresh memory (offline anchors, extractive events); each question is searched
 with ``max_contexts=3`` and ``max_contexts=10``. "Update" questions ask about the present and their
 evidence is the newest statement: newest-in-top-3 counts those whose evidence turns are all inside
-the 3 contexts returned; evidence-in-top-10 counts questions (update and past) whose evidence is all
-inside the 10. ``--no-recency`` switches the query-time recency rule off for comparison. Also prints,
-for update questions at 10 contexts, how often the context holding the newest statement is marked
-``latest`` and how often a returned earlier statement is marked ``earlier``.
+the 3 contexts returned; evidence-in-top-10 counts questions (update, past and static) whose evidence
+is all inside the 10. "Static" questions (``make_heldout_more.py``) ask, in the present tense, about
+something said once that never changes (a sister's name). ``--no-recency`` switches the query-time
+recency rule off for comparison. Also prints, for update questions at 10 contexts, how often the
+context holding the newest statement is marked ``latest`` and how often a returned earlier statement
+is marked ``earlier``.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ def main() -> None:
                     )
         finally:
             memory.close()
-    for kind in ("update", "past"):
+    for kind in ("update", "past", "static"):
         part = [r for r in rows if r["kind"] == kind]
         if not part:
             continue

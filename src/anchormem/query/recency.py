@@ -4,11 +4,15 @@ A conversation that lasts months says things that later stop being true ("I don'
 January, "I switched back to coffee" in October). Two query-time rules handle it:
 
 - **Recency for questions about the present.** When the question asks how things are now ("Does the
-  user drink coffee?", "Where does she live now?"; see :func:`asks_present`), the latest session
-  among the contexts on the question's subject (one of the normalised signals — meaning or words —
-  at least ``PROMOTE_ON_SUBJECT`` of its best) puts its ``PROMOTE`` most on-subject contexts first,
-  taking the places of the lowest-scored others if the result is full. The latest statement is
-  then returned even when older ones match the words better or say the same thing more often.
+  user drink coffee?", "Where does she live now?"; see :func:`asks_present`), the two latest
+  sessions among the contexts on the question's subject (one of the normalised signals — meaning or
+  words — at least ``PROMOTE_ON_SUBJECT`` of its best) put contexts first: the most on-subject one
+  of each (latest first), then the latest session's next one. They take the places of the
+  lowest-scored others if the result is full, but never the place of the best-scored one. The
+  latest statement is then returned even when older ones match the words better or say the same
+  thing more often. Two sessions, because without an LLM "on the subject" cannot tell a statement
+  from a passing mention: the latest session on the subject often only mentions it ("my cousin asks
+  where to live in Lisbon") and the change was said in the session before.
   Questions about the past ("When did…", "…before…", "used to…"), questions that gather over time
   ("What books has she read?", "How many…") and questions naming a date are left alone.
 - **Dates compared in the result.** Among the returned contexts on the query's subject (score at
@@ -35,7 +39,8 @@ from anchormem.query.snapshot import ScopeSnapshot
 
 _EPOCH = datetime(1970, 1, 1)
 PROMOTE_ON_SUBJECT = 0.5  # share of the best subject score that makes a context a candidate for promotion
-PROMOTE = 2  # contexts of the latest session on the subject put first (two: windows overlap by a turn)
+PROMOTE_SESSIONS = 2  # the latest sessions on the subject that each put their most on-subject context first
+PROMOTE_LATEST = 2  # contexts the latest of them puts first (two: windows overlap by a turn)
 ON_SUBJECT = 0.6  # share of the best score a context needs to count as being about the query's subject
 COMPARED_ON_SUBJECT = 0.7  # share of the best subject score that makes a returned context compared with the promoted
 
@@ -136,8 +141,11 @@ def latest_on_subject(
     relevance: npt.NDArray[np.float64],
     subject: npt.NDArray[np.float64] | None = None,
 ) -> list[int]:
-    """The rows to put first because the query asks about the present: up to ``PROMOTE`` contexts
-    of the latest session on the query's subject, most on-subject first; [] for other queries.
+    """The rows to put first because the query asks about the present, in order: the most
+    on-subject context of each of the ``PROMOTE_SESSIONS`` latest sessions on the query's subject
+    (latest first), then the latest session's next one (``PROMOTE_LATEST`` from it in all); [] for other
+    queries. The caller keeps a place for the best-scored context (``put_first`` takes the places
+    of the lowest-scored).
 
     ``subject`` (default: ``relevance``) says per context how strongly it is about what the query
     asks; a context is on the subject at ``PROMOTE_ON_SUBJECT`` of the best subject score or more.
@@ -151,11 +159,12 @@ def latest_on_subject(
     if peak <= 0.0:
         return []
     line = timeline(snapshot)
-    candidates = on_subject(about)
-    latest = max(line.session_time[r] for r in candidates)
-    in_latest = [r for r in candidates if line.session_time[r] == latest]
-    in_latest.sort(key=lambda r: (-float(about[r]), -float(relevance[r]), r))
-    return in_latest[:PROMOTE]
+    by_session: dict[float, list[int]] = {}
+    for row in on_subject(about):
+        by_session.setdefault(line.session_time[row], []).append(row)
+    latest = sorted(by_session, reverse=True)[:PROMOTE_SESSIONS]
+    ranked = [sorted(by_session[t], key=lambda r: (-float(about[r]), -float(relevance[r]), r)) for t in latest]
+    return [rows[0] for rows in ranked] + ranked[0][1:PROMOTE_LATEST]
 
 
 def put_first(

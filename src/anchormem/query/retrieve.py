@@ -17,7 +17,7 @@ A *recipe* names how candidate contexts are scored and chosen (``RetrievalSettin
   whose source contexts are all returned already, and an extractive event says only what the
   returned contexts do not (``query.events``). ``max_contexts`` counts full windows: a chat window
   cut short takes the share of a window its text fills (``query.select``). For a question about the
-  present, the latest session on its subject comes first (``query.recency``).
+  present, the two latest sessions on its subject come first (``query.recency``).
   Each normalised signal is first spread over the turns that overlapping windows share (a turn
   scores its best window, a window the mean of its turns), so a window next to a strong one
   gains: the answer often continues past the matched window.
@@ -235,7 +235,8 @@ def _hybrid(
     weighed: frozenset[int] = frozenset()
     if recipe.recency and signals:
         subject = np.maximum.reduce(signals)
-        first = latest_on_subject(snapshot, query, relevance, subject)
+        # the best-scored context keeps a place: the rule may have picked passing mentions
+        first = latest_on_subject(snapshot, query, relevance, subject)[: max(1, limit - 1)]
         chosen, scores = put_first(chosen, scores, first, limit, snapshot.context_share)
         if first:
             weighed = frozenset(on_subject(subject, COMPARED_ON_SUBJECT))
