@@ -266,3 +266,33 @@ def test_an_unknown_variant_is_the_clients_error(client: TestClient, path: str) 
     r = client.post(f"/v1/users/alice/{path}", json={field: "cat?", "variant": "bm52"}, headers=A)
     assert r.status_code == 422, r.text
     assert r.json()["error"]["code"] == "validation_error" and "anchormem" in r.json()["error"]["message"]
+
+
+def test_search_covers_sub_scopes_and_takes_filters(client: TestClient, memory: Memory) -> None:
+    memory.add(
+        [{"role": "user", "content": "Budget review at work.", "session": "1", "metadata": {"topic": "work"}}],
+        user_id="alice",
+    )
+    memory.add(
+        [{"role": "user", "content": "The coach's budget plan.", "session": "2", "created_at": 1717000000}],
+        user_id="alice",
+        agent_id="coach",
+    )
+
+    def sessions(**body: Any) -> list[str]:
+        r = client.post("/v1/users/alice/search", json={"query": "budget", **body}, headers=A)
+        assert r.status_code == 200, r.text
+        return sorted(h["context"]["session"] for h in r.json()["contexts"])
+
+    assert sessions() == ["1", "2"]
+    assert sessions(include_subscopes=False) == ["1"]
+    assert sessions(filters={"topic": "work"}) == ["1"]
+    assert sessions(filters={"topic": "home"}) == []
+    assert sessions(session="2") == ["2"]
+    assert sessions(since="2024-05-01T00:00:00Z", until=1717000000) == ["2"]
+    r = client.post("/v1/users/alice/search", json={"query": "budget", "agent_id": "coach"}, headers=A)
+    assert r.json()["contexts"][0]["scope"] == {"user_id": "alice", "agent_id": "coach", "run_id": None}
+    r = client.post("/v1/users/alice/search", json={"query": "budget", "since": "not a time"}, headers=A)
+    assert r.status_code == 400 and "since" in r.json()["error"]["message"]
+    r = client.post("/v1/users/alice/search", json={"query": "budget", "filters": ["topic"]}, headers=A)
+    assert r.status_code == 422 and "filters" in r.json()["error"]["message"]
