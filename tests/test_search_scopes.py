@@ -212,3 +212,13 @@ def test_filters_work_across_sub_scopes(nested: Memory) -> None:
 def test_bad_filters_name_the_field(diary: Memory, kwargs: dict[str, Any], field: str) -> None:
     with pytest.raises(InputError, match=field):
         diary.search(Q, user_id="ana", **kwargs)
+
+
+def test_an_agent_memory_exports_and_imports(mem: Memory, tmp_path: Path) -> None:
+    mem.add([say("The helper agent keeps a list of recipes.")], agent_id="helper")
+    records = list(mem.export(agent_id="helper"))
+    assert records[1] == {"type": "scope", "user_id": "", "agent_id": "helper", "run_id": None}
+    settings = Settings.load(env={}, store=str(tmp_path / "copy.db"), embed__backend="hash")
+    with Memory(settings, embedder=HashEmbedder()) as copy:
+        assert copy.import_records(records).turns == 1
+        assert "recipes" in texts(copy.search("recipes", agent_id="helper"))
