@@ -51,3 +51,15 @@ def test_restrictions_are_kept_and_a_full_pass_is_the_snapshot_itself() -> None:
     assert restrict(snap, make_filters(since="2000-01-01", until="2100-01-01")) is not snap  # t1 has no time
     assert passing_rows(snap, make_filters(since="2024-05-01T10:00:00", until="2024-05-01T10:00:00")) == [1]
     assert restrict(snap, make_filters()) is snap
+
+
+def test_a_restriction_takes_the_parent_indexes_sliced() -> None:
+    snap = _snapshot()
+    snap.fact_bm25  # built before: the restriction slices it too
+    part = restrict(snap, make_filters(session="2"))
+    for query in ("text 2", "fact 2", "text"):
+        assert part.context_bm25.scores(query).tolist() == snap.context_bm25.scores(query)[[1]].tolist()
+        assert part.fact_bm25.scores(query).tolist() == snap.fact_bm25.scores(query)[[1]].tolist()
+    assert part.context_share == [snap.context_share[1]] and part.context_turns == [snap.context_turns[1]]
+    ctx_rows, turn_rows, _ = part.turn_segments
+    assert ctx_rows.tolist() == [0] and turn_rows.tolist() == [snap.turn_segments[1][1]]

@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from anchormem.errors import InputError
 from anchormem.ingest.times import bound, instant
 from anchormem.model import Turn
@@ -51,23 +54,12 @@ class SearchFilters:
         """Whether a turn's metadata or time is needed (not only its context's session)."""
         return bool(self.metadata) or self.since is not None or self.until is not None
 
-    def matches(self, turn: Turn | None, moment: datetime | None) -> bool:
-        """Whether ``turn`` (its time being ``moment``) matches every filter."""
+    def metadata_matches(self, turn: Turn | None) -> bool:
+        """Whether ``turn``'s metadata holds every pair of ``metadata``."""
         if turn is None:
             return False
-        if self.session is not None and turn.session != self.session:
-            return False
-        if self.since is not None or self.until is not None:
-            if moment is None:
-                return False
-            if (self.since is not None and moment < self.since) or (self.until is not None and moment > self.until):
-                return False
-        if self.metadata:
-            given = turn.metadata or {}
-            for key, value in self.metadata:
-                if key not in given or _canonical(given[key], key, strict=False) != value:
-                    return False
-        return True
+        given = turn.metadata or {}
+        return all(key in given and _canonical(given[key], key, strict=False) == value for key, value in self.metadata)
 
 
 def make_filters(
@@ -128,32 +120,77 @@ def _canonical(value: Any, where: str, *, strict: bool) -> Any:
     return ("?", repr(value))
 
 
-_MOMENTS: weakref.WeakKeyDictionary[ScopeSnapshot, dict[TurnKey, datetime | None]] = weakref.WeakKeyDictionary()
+_EPOCH = datetime(1970, 1, 1)
 
 
-def _moments(snapshot: ScopeSnapshot) -> dict[TurnKey, datetime | None]:
-    """The moment of every stored turn of the snapshot (computed once per snapshot)."""
-    cached = _MOMENTS.get(snapshot)
-    if cached is None:
-        cached = {key: instant(turn.timestamp, turn.time_given) for key, turn in snapshot.turns.items()}
-        _MOMENTS[snapshot] = cached
-    return cached
+@dataclass(frozen=True)
+class _TurnTable:
+    """A snapshot's turns laid out for filtering: each distinct turn once (``turns``, its moment in
+    ``seconds`` since the epoch, NaN when unknown) and the (context row, turn) pairs that join them."""
+
+    turns: list[Turn | None]
+    seconds: npt.NDArray[np.float64]
+    ctx_rows: npt.NDArray[np.int64]
+    turn_rows: npt.NDArray[np.int64]
+
+
+_TABLES: weakref.WeakKeyDictionary[ScopeSnapshot, _TurnTable] = weakref.WeakKeyDictionary()
+
+
+def _table(snapshot: ScopeSnapshot) -> _TurnTable:
+    """The snapshot's :class:`_TurnTable` (made once per snapshot, on its first filtered search)."""
+    cached = _TABLES.get(snapshot)
+    if cached is not None:
+        return cached
+    stored = snapshot.turns
+    number: dict[TurnKey, int] = {}
+    turns: list[Turn | None] = []
+    ctx_rows: list[int] = []
+    turn_rows: list[int] = []
+    for row, context in enumerate(snapshot.contexts):
+        scope = snapshot.scope_of(row)
+        for tid in context.turn_ids:
+            key = (scope, tid)
+            at = number.get(key)
+            if at is None:
+                at = number[key] = len(turns)
+                turns.append(stored.get(key))
+            ctx_rows.append(row)
+            turn_rows.append(at)
+    moments = [instant(t.timestamp, t.time_given) if t is not None else None for t in turns]
+    seconds = np.asarray([_seconds(m) if m is not None else np.nan for m in moments], dtype=np.float64)
+    made = _TurnTable(turns, seconds, np.asarray(ctx_rows, dtype=np.int64), np.asarray(turn_rows, dtype=np.int64))
+    _TABLES[snapshot] = made
+    return made
+
+
+def _seconds(moment: datetime) -> float:
+    return (moment - _EPOCH).total_seconds()
 
 
 def passing_rows(snapshot: ScopeSnapshot, filters: SearchFilters) -> list[int]:
     """The rows of the contexts that pass ``filters``: one of their turns matches them all."""
+    n = len(snapshot.contexts)
+    in_session = np.ones(n, dtype=bool)
+    if filters.session is not None:
+        in_session = np.asarray([c.session == filters.session for c in snapshot.contexts], dtype=bool)
     if not filters.on_turns:
-        return [row for row, c in enumerate(snapshot.contexts) if c.session == filters.session]
-    turns = snapshot.turns
-    moments = _moments(snapshot) if filters.since is not None or filters.until is not None else {}
-    out: list[int] = []
-    for row, context in enumerate(snapshot.contexts):
-        if filters.session is not None and context.session != filters.session:
-            continue
-        scope = snapshot.scope_of(row)
-        if any(filters.matches(turns.get((scope, tid)), moments.get((scope, tid))) for tid in context.turn_ids):
-            out.append(row)
-    return out
+        return [int(r) for r in np.flatnonzero(in_session)]
+    table = _table(snapshot)
+    ok = np.asarray([t is not None for t in table.turns], dtype=bool)
+    if filters.since is not None or filters.until is not None:
+        with np.errstate(invalid="ignore"):  # NaN (unknown time) compares False
+            if filters.since is not None:
+                ok &= table.seconds >= _seconds(filters.since)
+            if filters.until is not None:
+                ok &= table.seconds <= _seconds(filters.until)
+    if filters.metadata:
+        for i in np.flatnonzero(ok).tolist():
+            ok[i] = filters.metadata_matches(table.turns[i])
+    passing = np.zeros(n, dtype=bool)
+    hit = ok[table.turn_rows]
+    passing[table.ctx_rows[hit]] = True
+    return [int(r) for r in np.flatnonzero(passing & in_session)]
 
 
 def restrict(snapshot: ScopeSnapshot, filters: SearchFilters) -> ScopeSnapshot:
@@ -184,7 +221,7 @@ def _subset(snapshot: ScopeSnapshot, rows: list[int]) -> ScopeSnapshot:
         return [(key[0], turn) for key, turn in parent.turns.items()]
 
     events = [snapshot.events[j] for j in event_rows]
-    return ScopeSnapshot(
+    out = ScopeSnapshot(
         contexts=[snapshot.contexts[r] for r in rows],
         facts=[snapshot.facts[i] for i in fact_rows],
         fact_vectors=snapshot.fact_vectors[fact_rows],
@@ -195,3 +232,24 @@ def _subset(snapshot: ScopeSnapshot, rows: list[int]) -> ScopeSnapshot:
         context_scopes=tuple(snapshot.context_scopes[r] for r in rows) if snapshot.context_scopes else (),
         load_turns=load_turns,
     )
+    _derive_indexes(snapshot, out, rows, fact_rows)
+    return out
+
+
+def _derive_indexes(parent: ScopeSnapshot, part: ScopeSnapshot, rows: list[int], fact_rows: list[int]) -> None:
+    """Give ``part`` (the contexts of ``parent`` at ``rows``, its facts at ``fact_rows``) the parent's
+    indexes, sliced, instead of building them anew: BM25 keeps the whole memory's weights (a context
+    scores as in an unfiltered search), a window's share and its turns are the same, and turns keep the
+    parent's keys. Each value is what the ``cached_property`` of that name would hold, so it is stored
+    under its name."""
+    index = np.asarray(rows, dtype=np.int64)
+    part.__dict__["context_bm25"] = parent.context_bm25.subset(rows)
+    if "fact_bm25" in parent.__dict__:
+        part.__dict__["fact_bm25"] = parent.fact_bm25.subset(fact_rows)
+    part.__dict__["context_share"] = [parent.context_share[r] for r in rows]
+    part.__dict__["context_turns"] = [parent.context_turns[r] for r in rows]
+    ctx_rows, turn_rows, n_turns = parent.turn_segments
+    renumber = np.full(len(parent.contexts), -1, dtype=np.int64)
+    renumber[index] = np.arange(index.size, dtype=np.int64)
+    kept = renumber[ctx_rows] >= 0
+    part.__dict__["turn_segments"] = (renumber[ctx_rows[kept]], turn_rows[kept], n_turns)
