@@ -161,6 +161,10 @@ def test_search_narrowed_by_scope_metadata_session_and_time(
     assert sessions("--user", "u", "--session", "2") == ["2"]
     assert sessions("--user", "u", "--since", "2024-05-01", "--until", "1717000000") == ["2"]
     assert sessions("--agent", "solo") == ["3"]
+    code, out, _ = run(capsys, "search", "budget", "--user", "u", *base)
+    assert code == 0 and " in u / coach  session 3" in out and " in u  session 1" in out
+    code, out, _ = run(capsys, "users", *base)
+    assert "(agent) solo" in out.splitlines()
     code, out, _ = run(capsys, "search", "budget", "--agent", "solo", "--json", *base)
     assert json.loads(out)["contexts"][0]["scope"] == {"user_id": "", "agent_id": "solo", "run_id": None}
     code, _, err = run(capsys, "search", "budget", *base)

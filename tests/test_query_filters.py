@@ -55,7 +55,7 @@ def test_restrictions_are_kept_and_a_full_pass_is_the_snapshot_itself() -> None:
 
 def test_a_restriction_takes_the_parent_indexes_sliced() -> None:
     snap = _snapshot()
-    snap.fact_bm25  # built before: the restriction slices it too
+    assert snap.fact_bm25.n_docs == 2  # built before: the restriction slices it too
     part = restrict(snap, make_filters(session="2"))
     for query in ("text 2", "fact 2", "text"):
         assert part.context_bm25.scores(query).tolist() == snap.context_bm25.scores(query)[[1]].tolist()
