@@ -4,6 +4,7 @@ restrict what a search returns."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -86,6 +87,9 @@ def test_turn_ids_repeating_across_runs_are_kept_apart(mem: Memory) -> None:
     result = mem.search("pet sings loudly at dawn", user_id="ana")
     assert scopes(result) == {Scope("ana", None, "r1"), Scope("ana", None, "r2")}
     assert "parrot" in texts(result) and "hamster" in texts(result)
+    prompt = result.as_prompt()  # windows of two runs are two spans, each saying its run
+    assert "parrot" in prompt and "hamster" in prompt
+    assert "· user ana / run r1" in prompt and "· user ana / run r2" in prompt
 
 
 def test_an_agent_alone_is_a_scope(mem: Memory) -> None:
@@ -177,6 +181,20 @@ def test_filters_combine(diary: Memory) -> None:
     for variant in ("paper", "bm25", "rrf", "facts", "anchormem-v1"):  # every recipe honours them
         result = diary.search(Q, user_id="ana", filters={"topic": "sport"}, until="2024-04-01", variant=variant)
         assert _sessions(result) <= {"2"}
+
+
+def test_async_memory_takes_sub_scopes_and_filters(nested: Memory) -> None:
+    from anchormem.aio import AsyncMemory
+
+    async def run() -> tuple[SearchResult, SearchResult]:
+        amem = AsyncMemory.wrap(nested)
+        return (
+            await amem.search(QUERY, user_id="ana", include_subscopes=False),
+            await amem.search(QUERY, user_id="ana", filters={"none": 1}),
+        )
+
+    exact, filtered = asyncio.run(run())
+    assert scopes(exact) == {ANA} and filtered.contexts == ()
 
 
 def test_a_window_passes_when_one_of_its_turns_matches(mem: Memory) -> None:
