@@ -38,10 +38,10 @@ from anchormem.model import (
 from anchormem.parts import Parts
 from anchormem.query.answer import read
 from anchormem.query.cache import SnapshotCache
-from anchormem.query.filters import TimeBound, make_filters, restrict
 from anchormem.query.retrieve import RECIPES, retrieve
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.scopes import check_query, describe, make_scope
+from anchormem.search_filters import TimeBound, make_filters, restrict
 from anchormem.store.protocol import Store
 from anchormem.validation import check_search
 
@@ -198,7 +198,7 @@ class Memory(Closeable):
         the settings (``retrieval.k_facts``, ``k_events``, ``max_contexts``). A scope with no memory
         (e.g. a user's first conversation) gives an empty result, not an error.
 
-        Filters restrict the search to some messages (see :mod:`anchormem.query.filters`):
+        Filters restrict the search to some messages (see :mod:`anchormem.search_filters`):
         ``filters`` is metadata equality (``{"topic": "work"}``: every pair must equal the message's
         ``metadata``; a key no message has gives an empty result), ``session`` a session label,
         ``since``/``until`` a time range on the message time, both inclusive (ISO 8601, Unix seconds

@@ -35,7 +35,7 @@ class ScopeSnapshot:
     ``query.merge``): ``context_scopes`` row i is the scope of ``contexts[i]`` (empty when not known),
     and because turn ids repeat across scopes (every LoCoMo run has a "D1:3"), the turn indexes key a
     turn by its scope and id (:meth:`turn_key`). ``load_turns`` gives the stored turns with their
-    scopes, for search filters on metadata and time (``query.filters``); called once, on first use.
+    scopes, for search filters on metadata and time (``anchormem.search_filters``); called once, on first use.
     """
 
     contexts: list[Context]
@@ -47,7 +47,7 @@ class ScopeSnapshot:
     window_chars: int = ChunkSettings().chat_chars  # text of a full chat window (``ChunkSettings.chat_chars``)
     context_scopes: tuple[Scope, ...] = ()
     load_turns: Callable[[], Sequence[tuple[Scope | None, Turn]]] | None = None
-    restricted: dict[object, ScopeSnapshot] = field(default_factory=dict, repr=False)  # ``query.filters`` cache
+    restricted: dict[object, ScopeSnapshot] = field(default_factory=dict, repr=False)  # filtered parts, kept
 
     def __post_init__(self) -> None:
         if len(self.fact_vectors) != len(self.facts):

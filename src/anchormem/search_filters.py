@@ -12,6 +12,9 @@ way. A context (a window of several turns) passes when at least one of its turns
   milliseconds, a ``datetime`` or a date spelling the library reads; aware times compare in UTC). A
   turn whose time is unknown or unreadable never matches a time range.
 
+It sits above :mod:`anchormem.query` and :mod:`anchormem.ingest` (it reads message times as ingest
+does), so neither imports it; :class:`~anchormem.memory.Memory` applies it before retrieval.
+
 Facts of a passing context stay search keys. An event stays only when every one of its source facts
 belongs to a passing context, so no returned text speaks of a message the filters leave out.
 """
