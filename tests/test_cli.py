@@ -146,3 +146,50 @@ def test_update_replaces_a_turns_text(
     assert code == 1 and err.startswith("anchormem: error: no turn 'D9:9'")
     code, _, err = run(capsys, "update", "D1:1", " ", "--user", "u", *base)
     assert code == 1 and "'text' is empty" in err
+
+
+def test_search_narrowed_by_scope_metadata_session_and_time(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, base: list[str]
+) -> None:
+    def write(name: str, rows: list[dict[str, object]]) -> str:
+        path = tmp_path / name
+        path.write_text(json.dumps(rows), encoding="utf-8")
+        return str(path)
+
+    mine = write(
+        "mine.json",
+        [
+            {"role": "user", "content": "Budget review at work.", "session": "1", "metadata": {"topic": "work"}},
+            {"role": "user", "content": "A budget for climbing.", "session": "2", "created_at": 1717000000},
+        ],
+    )
+    coach = write("coach.json", [{"role": "user", "content": "The coach's budget plan.", "session": "3"}])
+    assert run(capsys, "add", mine, "--user", "u", *base)[0] == 0
+    assert run(capsys, "add", coach, "--user", "u", "--agent", "coach", *base)[0] == 0
+    assert run(capsys, "add", coach, "--agent", "solo", *base)[0] == 0
+
+    def sessions(*extra: str) -> list[str]:
+        code, out, err = run(capsys, "search", "budget", "--json", *extra, *base)
+        assert code == 0, err
+        return sorted(h["context"]["session"] for h in json.loads(out)["contexts"])
+
+    assert sessions("--user", "u") == ["1", "2", "3"]
+    assert sessions("--user", "u", "--exact-scope") == ["1", "2"]
+    assert sessions("--user", "u", "--filter", "topic=work") == ["1"]
+    assert sessions("--user", "u", "--filter", "topic=work", "--filter", "missing=1") == []
+    assert sessions("--user", "u", "--session", "2") == ["2"]
+    assert sessions("--user", "u", "--since", "2024-05-01", "--until", "1717000000") == ["2"]
+    assert sessions("--agent", "solo") == ["3"]
+    code, out, _ = run(capsys, "search", "budget", "--user", "u", *base)
+    assert code == 0 and " in u / coach  session 3" in out and " in u  session 1" in out
+    code, out, _ = run(capsys, "users", *base)
+    assert "(agent) solo" in out.splitlines()
+    code, out, _ = run(capsys, "search", "budget", "--agent", "solo", "--json", *base)
+    assert json.loads(out)["contexts"][0]["scope"] == {"user_id": "", "agent_id": "solo", "run_id": None}
+    code, _, err = run(capsys, "search", "budget", *base)
+    assert code == 1 and "user_id or agent_id is required" in err
+    code, _, err = run(capsys, "search", "budget", "--user", "u", "--since", "someday", *base)
+    assert code == 1 and "since" in err
+    with pytest.raises(SystemExit) as exit_info:
+        run(capsys, "search", "budget", "--user", "u", "--filter", "no-equals-sign", *base)
+    assert exit_info.value.code == 2

@@ -26,7 +26,7 @@ from anchormem.errors import (
 )
 from anchormem.llm.fake import FakeLLM
 from anchormem.memory import Memory
-from anchormem.model import Answer, IngestReport, SearchResult, UpdateReport
+from anchormem.model import Answer, IngestReport, Scope, SearchResult, UpdateReport
 from tests.fixtures import SESSION_1, SESSION_2, messages
 from tests.live_server import LiveServer, free_port, serve
 
@@ -257,3 +257,35 @@ def test_update_through_both_clients_with_a_retried_key(server: LiveServer, memo
 
     assert asyncio.run(run()).updated and memory.turns(user_id="alice")[0].text == "I adopted a dog, Pico."
     assert [h.op for h in memory.history(user_id="alice")] == ["add", "update", "update"]
+
+
+def test_clients_pass_sub_scopes_and_filters(client: Client, server: LiveServer, memory: Memory) -> None:
+    from datetime import datetime
+
+    memory.add(
+        [{"role": "user", "content": "Budget review at work.", "session": "1", "metadata": {"topic": "work"}}],
+        user_id="alice",
+    )
+    memory.add(
+        [{"role": "user", "content": "The coach's budget plan.", "session": "2", "created_at": 1717000000}],
+        user_id="alice",
+        agent_id="coach",
+    )
+    narrowings: list[dict[str, Any]] = [
+        {},
+        {"include_subscopes": False},
+        {"filters": {"topic": "work"}},
+        {"session": "2"},
+        {"since": datetime(2024, 5, 1), "until": 1717000000},
+    ]
+    for narrowing in narrowings:
+        local = memory.search("budget", user_id="alice", **narrowing)
+        assert client.search("budget", user_id="alice", **narrowing) == local, narrowing
+    remote = client.search("budget", user_id="alice", session="2")
+    assert [h.scope for h in remote.contexts] == [Scope("alice", "coach")]
+
+    async def run() -> SearchResult:
+        async with AsyncClient(server.url, api_key=server.admin_key) as aclient:
+            return await aclient.search("budget", user_id="alice", filters={"topic": "work"})
+
+    assert [h.context.session for h in asyncio.run(run()).contexts] == ["1"]

@@ -107,7 +107,17 @@ def test_every_tool_and_parameter_is_described(llm_memory: Memory) -> None:
             assert schema.get("description"), f"{name}.{param} has no description"
     expected = {
         "add_memory": {"messages"},
-        "search_memory": {"query", "k", "max_contexts", "max_chars"},
+        "search_memory": {
+            "query",
+            "k",
+            "max_contexts",
+            "max_chars",
+            "include_subscopes",
+            "filters",
+            "session",
+            "since",
+            "until",
+        },
         "answer_question": {"question", "k"},
         "update_memory": {"turn_id", "text"},
         "delete_memory": {"session", "turn", "context", "all"},
@@ -245,3 +255,31 @@ def test_update_memory_corrects_a_turn(memory: Memory) -> None:
     assert missing.is_error and "not_found: no turn" in missing.content[0].text
     assert empty.is_error
     assert memory.turns(user_id="alice")[0].text == "I adopted a cat, Miso."
+
+
+def test_search_memory_covers_sub_scopes_and_takes_filters(memory: Memory) -> None:
+    def say(text: str, session: str, **extra: Any) -> dict[str, Any]:
+        return {"role": "user", "content": text, "session": session, **extra}
+
+    memory.add([say("Budget review for the quarter.", "1", metadata={"topic": "work"})], user_id="ana")
+    memory.add([say("The budget for the climbing trip.", "2", created_at=1717000000)], user_id="ana", agent_id="coach")
+    memory.add([say("The helper's own budget note.", "1")], agent_id="helper")
+
+    async def search(server: Any, **arguments: Any) -> Any:
+        async with Client(server) as client:
+            return data(await client.call_tool("search_memory", {"query": "budget", **arguments}))
+
+    def run(server: Any, **arguments: Any) -> list[dict[str, Any]]:
+        return list(asyncio.run(search(server, **arguments))["contexts"])
+
+    ana = build_server(memory, user_id="ana")
+    found = run(ana)
+    assert {(c["scope"]["agent_id"], c["session"]) for c in found} == {(None, "1"), ("coach", "2")}
+    assert {c["session"] for c in run(ana, include_subscopes=False)} == {"1"}
+    assert [c["session"] for c in run(ana, filters={"topic": "work"})] == ["1"]
+    assert [c["session"] for c in run(ana, session="2")] == ["2"]
+    assert [c["session"] for c in run(ana, since="2024-05-01", until=1717000000)] == ["2"]
+    assert run(ana, filters={"topic": "nope"}) == []
+    helper = run(build_server(memory, user_id=None, agent_id="helper"))
+    assert [c["text"].endswith("The helper's own budget note.\"") for c in helper] == [True]
+    assert helper[0]["scope"] == {"user_id": "", "agent_id": "helper", "run_id": None}

@@ -55,8 +55,9 @@ def test_user_scopes_never_leak(memory: Memory) -> None:
     for query in ("lizard Zorro", "bees roof Lyon", "kayaks"):
         ana = memory.search(query, user_id="ana")
         assert all("Zorro" in h.context.text for h in ana.contexts)
-        bo = memory.search(query, user_id="bo")
+        bo = memory.search(query, user_id="bo", include_subscopes=False)
         assert all("Zorro" not in h.context.text and "kayaks" not in h.context.text for h in bo.contexts)
+        assert all("Zorro" not in h.context.text for h in memory.search(query, user_id="bo").contexts)
     assert all("kayaks" in f.text for f in memory.facts(user_id="bo", agent_id="helper"))
     assert memory.search("anything", user_id="nobody").contexts == ()
 

@@ -286,3 +286,33 @@ def test_update_a_turn(client: TestClient) -> None:
     assert extra.status_code == 422 and extra.json()["error"]["code"] == "validation_error"
     history = client.get("/v1/users/alice/history", headers=A).json()["items"]
     assert [h["op"] for h in history] == ["add", "update"]
+
+
+def test_search_covers_sub_scopes_and_takes_filters(client: TestClient, memory: Memory) -> None:
+    memory.add(
+        [{"role": "user", "content": "Budget review at work.", "session": "1", "metadata": {"topic": "work"}}],
+        user_id="alice",
+    )
+    memory.add(
+        [{"role": "user", "content": "The coach's budget plan.", "session": "2", "created_at": 1717000000}],
+        user_id="alice",
+        agent_id="coach",
+    )
+
+    def sessions(**body: Any) -> list[str]:
+        r = client.post("/v1/users/alice/search", json={"query": "budget", **body}, headers=A)
+        assert r.status_code == 200, r.text
+        return sorted(h["context"]["session"] for h in r.json()["contexts"])
+
+    assert sessions() == ["1", "2"]
+    assert sessions(include_subscopes=False) == ["1"]
+    assert sessions(filters={"topic": "work"}) == ["1"]
+    assert sessions(filters={"topic": "home"}) == []
+    assert sessions(session="2") == ["2"]
+    assert sessions(since="2024-05-01T00:00:00Z", until=1717000000) == ["2"]
+    r = client.post("/v1/users/alice/search", json={"query": "budget", "agent_id": "coach"}, headers=A)
+    assert r.json()["contexts"][0]["scope"] == {"user_id": "alice", "agent_id": "coach", "run_id": None}
+    r = client.post("/v1/users/alice/search", json={"query": "budget", "since": "not a time"}, headers=A)
+    assert r.status_code == 400 and "since" in r.json()["error"]["message"]
+    r = client.post("/v1/users/alice/search", json={"query": "budget", "filters": ["topic"]}, headers=A)
+    assert r.status_code == 422 and "filters" in r.json()["error"]["message"]

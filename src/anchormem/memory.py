@@ -43,7 +43,8 @@ from anchormem.query.answer import read
 from anchormem.query.cache import SnapshotCache
 from anchormem.query.retrieve import RECIPES, retrieve
 from anchormem.query.snapshot import ScopeSnapshot
-from anchormem.scopes import check_query, make_scope, no_memory
+from anchormem.scopes import check_query, describe, make_scope
+from anchormem.search_filters import TimeBound, make_filters, restrict
 from anchormem.store.protocol import Store
 from anchormem.validation import check_search
 
@@ -110,7 +111,7 @@ class Memory(Closeable):
         self,
         source: Source,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
         sample: str | None = None,
@@ -163,7 +164,7 @@ class Memory(Closeable):
         self,
         path: str | Path,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         facts: str | Path | None = None,
         events: str | Path | None = None,
@@ -187,26 +188,47 @@ class Memory(Closeable):
         self,
         query: str,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
         k: int | None = None,
         max_contexts: int | None = None,
         variant: str | None = None,
+        include_subscopes: bool = True,
+        filters: Mapping[str, Any] | None = None,
+        session: str | None = None,
+        since: TimeBound | None = None,
+        until: TimeBound | None = None,
     ) -> SearchResult:
         """Memories for ``query``: contexts (with their anchor facts) and events, with provenance.
+
+        The scope is a user, an agent (``agent_id`` alone: the agent's own memory), or either narrowed
+        by agent and run. A search covers the scope's sub-scopes too: a user's search looks through
+        everything stored under that user, its agents' and runs' memories included, and a user's
+        agent's search through that agent's runs; ``include_subscopes=False`` looks at the exact scope
+        only. Each returned context says which scope it is stored in (``ContextHit.scope``).
 
         ``k`` is how many facts and events the recipe considers (the ``paper`` recipe maps the top
         ``k`` facts to contexts; every recipe returns at most ``k`` events) and, unless
         ``max_contexts`` is given, also the most contexts returned. Left out, both come from
         the settings (``retrieval.k_facts``, ``k_events``, ``max_contexts``). A scope with no memory
         (e.g. a user's first conversation) gives an empty result, not an error.
+
+        Filters restrict the search to some messages (see :mod:`anchormem.search_filters`):
+        ``filters`` is metadata equality (``{"topic": "work"}``: every pair must equal the message's
+        ``metadata``; a key no message has gives an empty result), ``session`` a session label,
+        ``since``/``until`` a time range on the message time, both inclusive (ISO 8601, Unix seconds
+        or milliseconds, or a ``datetime``); messages whose time is unknown never match a time range.
+        A context, a window of several turns, is returned when at least one of its turns matches
+        every filter; an event only when all its source facts come from such contexts. A value of
+        the wrong type raises :class:`InputError` naming the field.
         """
         query = check_query(query)
         check_search(k, max_contexts, variant, RECIPES)
-        try:
-            snap = self._snapshots.get(make_scope(user_id, agent_id, run_id))
-        except NotFoundError:  # nothing stored for this scope (yet, or any more)
+        scope = make_scope(user_id, agent_id, run_id)
+        wanted = make_filters(filters, session=session, since=since, until=until)
+        snap = self._snapshots.covering(scope, include_subscopes=include_subscopes)
+        if snap is None:  # nothing stored for this scope (yet, or any more)
             return SearchResult(query=query, contexts=(), events=())
         settings = self.settings.retrieval
         if k is not None:
@@ -216,6 +238,9 @@ class Memory(Closeable):
         if variant is not None:
             settings = replace(settings, variant=variant)
         started = time.perf_counter()
+        snap = restrict(snap, wanted)
+        if not snap.contexts:
+            return SearchResult(query=query, contexts=(), events=())
         vector = self.embedder.embed([query])[0]
         result = retrieve(snap, query, vector, settings)
         self.accounting.record("retrieval", Completion(text=""), time.perf_counter() - started)
@@ -225,18 +250,36 @@ class Memory(Closeable):
         self,
         question: str,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
         k: int | None = None,
         variant: str | None = None,
         reader: LLM | None = None,
+        include_subscopes: bool = True,
+        filters: Mapping[str, Any] | None = None,
+        session: str | None = None,
+        since: TimeBound | None = None,
+        until: TimeBound | None = None,
     ) -> Answer:
         """Answer from memory with the reader LLM (``reader``, else the configured LLM);
-        the answer cites the turn ids it drew on. The reader's usage is stored for the scope
+        the answer cites the turn ids it drew on. The memories are those :meth:`search` returns for
+        the same scope, ``include_subscopes`` and filters. The reader's usage is stored for the scope
         (phase ``answering`` of :meth:`stats`)."""
         llm = reader or self._parts.require_llm("answering")
-        memories = self.search(question, user_id=user_id, agent_id=agent_id, run_id=run_id, k=k, variant=variant)
+        memories = self.search(
+            question,
+            user_id=user_id,
+            agent_id=agent_id,
+            run_id=run_id,
+            k=k,
+            variant=variant,
+            include_subscopes=include_subscopes,
+            filters=filters,
+            session=session,
+            since=since,
+            until=until,
+        )
         call = self.accounting.child()
         try:
             return read(call.wrap(llm, "answering"), question, memories)
@@ -247,44 +290,72 @@ class Memory(Closeable):
 
     # -- inspect -------------------------------------------------------------------------------------------
 
-    def turns(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Turn]:
+    def turns(
+        self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> list[Turn]:
         """Every turn of a memory, in conversation order."""
         return self.store.turns(self._existing(user_id, agent_id, run_id))
 
-    def contexts(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Context]:
+    def contexts(
+        self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> list[Context]:
         """Every context (3-turn window) of a memory, in conversation order."""
         return self.store.contexts(self._existing(user_id, agent_id, run_id))
 
-    def facts(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Fact]:
+    def facts(
+        self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> list[Fact]:
         """Every fact (anchor) of a memory."""
         return self.store.facts(self._existing(user_id, agent_id, run_id))
 
-    def events(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Event]:
+    def events(
+        self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> list[Event]:
         """Every event of a memory."""
         return self.store.events(self._existing(user_id, agent_id, run_id))
 
     @overload
     def records(
-        self, kind: Literal["turns"], *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+        self,
+        kind: Literal["turns"],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
     ) -> list[Turn]: ...
     @overload
     def records(
-        self, kind: Literal["contexts"], *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+        self,
+        kind: Literal["contexts"],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
     ) -> list[Context]: ...
     @overload
     def records(
-        self, kind: Literal["facts"], *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+        self,
+        kind: Literal["facts"],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
     ) -> list[Fact]: ...
     @overload
     def records(
-        self, kind: Literal["events"], *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+        self,
+        kind: Literal["events"],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
     ) -> list[Event]: ...
     @overload
     def records(
-        self, kind: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+        self, kind: str, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> Sequence[Record]: ...
     def records(
-        self, kind: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+        self, kind: str, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> Sequence[Record]:
         """The records of one kind named at run time (``turns``, ``contexts``, ``facts`` or ``events``),
         for shells that take the kind as input; code that knows the kind calls :meth:`turns`,
@@ -299,16 +370,18 @@ class Memory(Closeable):
             return self.events(user_id=user_id, agent_id=agent_id, run_id=run_id)
         raise InputError(f"unknown kind {kind!r}; choose {', '.join(RECORD_KINDS)}")
 
-    def get(self, record_id: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Record:
+    def get(
+        self, record_id: str, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> Record:
         """One record by id: a context (``c-…``), fact (``f-…``), event (``e-…``) or turn id."""
         kinds: dict[str, RecordKind] = {"c-": "contexts", "f-": "facts", "e-": "events"}
         kind = kinds.get(record_id[:2], "turns")
         for record in self.records(kind, user_id=user_id, agent_id=agent_id, run_id=run_id):
             if record.id == record_id:
                 return record
-        raise NotFoundError(f"no {kind[:-1]} {record_id!r} in the memory of user {user_id!r}")
+        raise NotFoundError(f"no {kind[:-1]} {record_id!r} in the memory of {describe(make_scope(user_id, agent_id))}")
 
-    def stats(self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Stats:
+    def stats(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None) -> Stats:
         """Counts of a memory's records and its stored LLM usage per phase (extraction, integration, answering)."""
         scope = self._existing(user_id, agent_id, run_id)
         states = self.store.extraction_states(scope)
@@ -327,10 +400,10 @@ class Memory(Closeable):
     def users(self) -> list[Scope]:
         return self.store.scopes()
 
-    def _existing(self, user_id: str, agent_id: str | None, run_id: str | None) -> Scope:
+    def _existing(self, user_id: str | None, agent_id: str | None, run_id: str | None) -> Scope:
         scope = make_scope(user_id, agent_id, run_id)
         if self.store.version(scope) == 0:
-            raise no_memory(user_id, agent_id, run_id)
+            raise NotFoundError(f"no memory for {describe(scope)}")
         return scope
 
     # -- lifecycle: edit, forget, history, export, import -----------------------------------------------
@@ -354,7 +427,7 @@ class Memory(Closeable):
     def delete(
         self,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
         session: str | None = None,
@@ -375,13 +448,18 @@ class Memory(Closeable):
         return self._lifecycle.delete(make_scope(user_id, agent_id, run_id), session, turn, context, all)
 
     def history(
-        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None, limit: int | None = None
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        limit: int | None = None,
     ) -> list[HistoryEntry]:
         """The append-only record of changes to a memory (and its agent/run scopes), oldest first."""
         return self._lifecycle.history(make_scope(user_id, agent_id, run_id), limit)
 
     def export(
-        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
+        self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> Iterator[dict[str, Any]]:
         """A user's memory (every agent/run scope under it unless narrowed) as JSONL-ready records."""
         return self._lifecycle.export(make_scope(user_id, agent_id, run_id))

@@ -25,7 +25,8 @@ def stable_id(prefix: str, *parts: str) -> str:
 
 @dataclass(frozen=True)
 class Scope:
-    """Whose memory a record belongs to. ``user_id`` is required."""
+    """Whose memory a record belongs to: a user, optionally narrowed to an agent and a run. An agent's
+    own memory (no user) has ``user_id`` ``""`` (see :func:`anchormem.scopes.make_scope`)."""
 
     user_id: str
     agent_id: str | None = None
@@ -95,6 +96,8 @@ class ContextHit:
     ``rank`` is its place in the result, 1 = best (highest ``score``). ``latest`` compares it by date
     with the other returned contexts on the query's subject: True for the most recent of them, False
     when a later one was returned (its ids are in ``newer``), None when it was not compared.
+    ``scope`` is the stored scope the context comes from: a search of a user covers the user's agent
+    and run scopes, and turn ids repeat across scopes, so a turn is named by its id and this scope.
     """
 
     context: Context
@@ -104,6 +107,7 @@ class ContextHit:
     rank: int = 0
     latest: bool | None = None
     newer: tuple[str, ...] = ()  # ids of returned contexts on the same subject, dated later
+    scope: Scope | None = None  # the memory (user / agent / run) the context is stored in
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the model renders itself through this module: no import back at run time
-    from anchormem.model import ContextHit, SearchResult
+    from anchormem.model import ContextHit, Scope, SearchResult
 
 _TURN_START = re.compile(r'^.{1,200}? said, "')
 _CUT = "…"
@@ -28,6 +28,7 @@ class _Span:
     first: int  # smallest context position, to order spans within a session
     order: int  # reading order of its first context, to order spans across sessions
     latest: bool | None
+    scope: Scope | None = None  # the stored scope of its contexts (turn ids repeat across scopes)
 
 
 def turn_lines(hit: ContextHit) -> list[tuple[str, str]]:
@@ -80,6 +81,7 @@ def _render(result: SearchResult, hits: list[ContextHit], n_events: int, reading
         return ""
     spans = _spans(hits, reading)
     marked = any(s.latest is not None for s in spans)
+    several = len({s.scope for s in spans}) > 1  # then each span says which memory it comes from
     head = f"Memories for: {' '.join(result.query.split())}"
     if spans:
         head += f"\n{len(spans)} excerpt{'s' if len(spans) != 1 else ''} in conversation order"
@@ -90,7 +92,8 @@ def _render(result: SearchResult, hits: list[ContextHit], n_events: int, reading
         ids = [tid for tid, _ in span.turns]
         where = f"turn {ids[0]}" if len(ids) == 1 else f"turns {ids[0]}–{ids[-1]}"
         mark = {True: " [latest]", False: " [earlier]", None: ""}[span.latest]
-        header = f"## {span.date or 'date unknown'} · session {span.session} · {where}{mark}"
+        origin = f" · {_scope_label(span.scope)}" if several and span.scope is not None else ""
+        header = f"## {span.date or 'date unknown'} · session {span.session} · {where}{origin}{mark}"
         blocks.append("\n".join([header, *(f"[{tid}] {line}" for tid, line in span.turns)]))
     if n_events:
         lines = ["Events (summaries across sessions):"]
@@ -100,15 +103,20 @@ def _render(result: SearchResult, hits: list[ContextHit], n_events: int, reading
 
 
 def _spans(hits: list[ContextHit], reading: dict[int, int]) -> list[_Span]:
-    """Hits merged into spans: hits of one session sharing a turn (directly or through others)
-    become one span whose turns are listed once, in conversation order."""
+    """Hits merged into spans: hits of one scope and session sharing a turn (directly or through
+    others) become one span whose turns are listed once, in conversation order."""
     ordered = sorted(hits, key=lambda h: (reading.get(id(h), 0), h.context.position))
     spans: list[_Span] = []
     for hit in ordered:
         pairs = turn_lines(hit)
         ids = {tid for tid, _ in pairs}
         target = next(
-            (s for s in spans if s.session == hit.context.session and ids & {tid for tid, _ in s.turns}), None
+            (
+                s
+                for s in spans
+                if s.scope == hit.scope and s.session == hit.context.session and ids & {tid for tid, _ in s.turns}
+            ),
+            None,
         )
         if target is None:
             spans.append(
@@ -119,6 +127,7 @@ def _spans(hits: list[ContextHit], reading: dict[int, int]) -> list[_Span]:
                     first=hit.context.position,
                     order=reading.get(id(hit), 0),
                     latest=hit.latest,
+                    scope=hit.scope,
                 )
             )
             continue
@@ -132,6 +141,12 @@ def _spans(hits: list[ContextHit], reading: dict[int, int]) -> list[_Span]:
             target.turns = target.turns + new
         target.latest = _merge_mark(target.latest, hit.latest)
     return sorted(spans, key=lambda s: s.order)
+
+
+def _scope_label(scope: Scope) -> str:
+    """``user ana / agent coach / run r1`` (the parts the scope names)."""
+    parts = (("user", scope.user_id), ("agent", scope.agent_id), ("run", scope.run_id))
+    return " / ".join(f"{name} {value}" for name, value in parts if value)
 
 
 def _merge_mark(a: bool | None, b: bool | None) -> bool | None:

@@ -51,9 +51,9 @@ def store_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
 
 
-def scope_options(p: argparse.ArgumentParser, required: bool = True) -> None:
-    """``--user`` (whose memory), ``--agent`` and ``--run``."""
-    p.add_argument("--user", required=required, help="user id (whose memory)")
+def scope_options(p: argparse.ArgumentParser, required: bool = False) -> None:
+    """``--user`` (whose memory), ``--agent`` and ``--run``: a user, an agent alone (its own memory), or both."""
+    p.add_argument("--user", required=required, help="user id (whose memory; give --user, --agent or both)")
     p.add_argument("--agent", help="agent id (optional finer scope)")
     p.add_argument("--run", help="run id (optional finer scope)")
 

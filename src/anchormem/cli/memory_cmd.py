@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from anchormem.cli.common import positive_int, scope_kwargs, subcommand, variant_option, with_memory
 from anchormem.cli.progress import Bars
+from anchormem.cli.search_options import narrowing_kwargs, narrowing_options
 from anchormem.errors import InputError
 from anchormem.serialize import report_dict
 
@@ -43,11 +44,13 @@ def register(sub: Any) -> None:
             "--max-contexts", type=positive_int, help="at most this many contexts (default: --k if given, else 10)"
         )
         variant_option(p)
+        narrowing_options(p)
     with subcommand(
         sub, "answer", "answer a question from memory with the configured LLM", with_memory(cmd_answer)
     ) as p:
         p.add_argument("question")
         p.add_argument("--k", type=positive_int, help=K_HELP)
+        narrowing_options(p)
     with subcommand(sub, "stats", "counts of contexts, facts, events and LLM usage", with_memory(cmd_stats)):
         pass
     with subcommand(sub, "list", "list turns, contexts, facts or events of a memory", with_memory(cmd_list)) as p:
@@ -84,11 +87,18 @@ def cmd_add(mem: Memory, args: argparse.Namespace) -> Any:
 
 
 def cmd_search(mem: Memory, args: argparse.Namespace) -> Any:
-    return mem.search(args.query, k=args.k, max_contexts=args.max_contexts, variant=args.variant, **scope_kwargs(args))
+    return mem.search(
+        args.query,
+        k=args.k,
+        max_contexts=args.max_contexts,
+        variant=args.variant,
+        **narrowing_kwargs(args),
+        **scope_kwargs(args),
+    )
 
 
 def cmd_answer(mem: Memory, args: argparse.Namespace) -> Any:
-    return mem.answer(args.question, k=args.k, **scope_kwargs(args))
+    return mem.answer(args.question, k=args.k, **narrowing_kwargs(args), **scope_kwargs(args))
 
 
 def cmd_stats(mem: Memory, args: argparse.Namespace) -> Any:

@@ -54,7 +54,7 @@ def register(sub: Any) -> None:
     k.set_defaults(handler=cmd_key_revoke)
 
     p = sub.add_parser("mcp", help="serve one user's memory to agents over MCP (stdio or streamable HTTP)")
-    p.add_argument("--user", required=True, help="user id whose memory the tools use")
+    p.add_argument("--user", help="user id whose memory the tools use (give --user, --agent or both)")
     p.add_argument("--agent", help="agent id (optional finer scope)")
     p.add_argument("--run", help="run id (optional finer scope)")
     p.add_argument(

@@ -43,17 +43,22 @@ def record_line(record: Any) -> str:
     if isinstance(record, Event):
         return f"{record.id}  ({len(record.fact_ids)} facts) {record.text[:160]}"
     if isinstance(record, Scope):
-        return " / ".join(x for x in (record.user_id, record.agent_id, record.run_id) if x)
+        agent = f"(agent) {record.agent_id}" if not record.user_id and record.agent_id else record.agent_id
+        return " / ".join(x for x in (record.user_id, agent, record.run_id) if x)
     return str(record)
 
 
 def search_text(result: SearchResult) -> str:
     lines = [f"query: {result.query}", f"{len(result.contexts)} contexts (best first), {len(result.events)} events", ""]
+    several = len({hit.scope for hit in result.contexts}) > 1  # then each context says where it is stored
     for hit in result.contexts:
         c = hit.context
         mark = {True: "  [latest]", False: "  [earlier]", None: ""}[hit.latest]
         turns = ", ".join(c.turn_ids)
-        lines.append(f"── #{hit.rank} context {c.id}  session {c.session}  turns {turns}  score {hit.score:.3f}{mark}")
+        where = f"  in {record_line(hit.scope)}" if several and hit.scope is not None else ""
+        lines.append(
+            f"── #{hit.rank} context {c.id}{where}  session {c.session}  turns {turns}  score {hit.score:.3f}{mark}"
+        )
         lines.extend("   " + line for line in c.text.splitlines())
         for a in hit.anchors[:3]:
             lines.append(f"   ↳ anchor {a.score:.2f}: {a.fact.text}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -181,9 +182,15 @@ def search(
     k: int | None = None,
     max_contexts: int | None = None,
     variant: str | None = None,
+    include_subscopes: bool = True,
+    filters: Mapping[str, Any] | None = None,
+    session: str | None = None,
+    since: str | int | float | datetime | None = None,
+    until: str | int | float | datetime | None = None,
     **extra: Any,
 ) -> Flow[SearchResult]:
     body = dict(agent_id=agent_id, run_id=run_id, k=k, max_contexts=max_contexts, variant=variant, **extra)
+    body.update(_narrowing(include_subscopes, filters, session, since, until))
     return post("search", SearchResult, "query", query, user_id=user_id, body=body)
 
 
@@ -195,10 +202,33 @@ def answer(
     run_id: str | None = None,
     k: int | None = None,
     variant: str | None = None,
+    include_subscopes: bool = True,
+    filters: Mapping[str, Any] | None = None,
+    session: str | None = None,
+    since: str | int | float | datetime | None = None,
+    until: str | int | float | datetime | None = None,
     **extra: Any,
 ) -> Flow[Answer]:
     body = dict(agent_id=agent_id, run_id=run_id, k=k, variant=variant, **extra)
+    body.update(_narrowing(include_subscopes, filters, session, since, until))
     return post("answer", Answer, "question", question, user_id=user_id, body=body)
+
+
+def _narrowing(
+    include_subscopes: bool,
+    filters: Mapping[str, Any] | None,
+    session: str | None,
+    since: str | int | float | datetime | None,
+    until: str | int | float | datetime | None,
+) -> dict[str, Any]:
+    """The body fields of a search's sub-scopes and filters (a ``datetime`` bound sent as ISO 8601)."""
+    return {
+        "include_subscopes": None if include_subscopes is True else include_subscopes,
+        "filters": dict(filters) if isinstance(filters, Mapping) else filters,
+        "session": session,
+        "since": since.isoformat() if isinstance(since, datetime) else since,
+        "until": until.isoformat() if isinstance(until, datetime) else until,
+    }
 
 
 def records(kind: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[list[Any]]:

@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 
 from anchormem.errors import InputError
+from anchormem.model import Scope
+from anchormem.scopes import NO_USER
 from anchormem.validation import (
     MAX_COUNT,
     MAX_TEXT_CHARS,
@@ -75,6 +77,16 @@ def scope_id(rec: Mapping[str, Any], key: str, place: str) -> str:
         return check_scope_id(rec.get(key), key)
     except InputError as exc:
         raise InputError(f"{place}: {exc}") from None
+
+
+def scope_of(rec: Mapping[str, Any], place: str) -> Scope:
+    """The scope a ``scope`` record names: a user, optionally narrowed, or an agent's own memory
+    (``user_id`` ``""`` with an ``agent_id``)."""
+    agent_id = opt_scope_id(rec, "agent_id", place)
+    run_id = opt_scope_id(rec, "run_id", place)
+    if rec.get("user_id") == NO_USER and agent_id is not None:
+        return Scope(NO_USER, agent_id, run_id)
+    return Scope(scope_id(rec, "user_id", place), agent_id, run_id)
 
 
 def opt_scope_id(rec: Mapping[str, Any], key: str, place: str) -> str | None:

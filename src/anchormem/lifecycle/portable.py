@@ -113,11 +113,7 @@ def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
             )
             continue
         if kind == "scope":
-            scope = Scope(
-                read.scope_id(rec, "user_id", place),
-                read.opt_scope_id(rec, "agent_id", place),
-                read.opt_scope_id(rec, "run_id", place),
-            )
+            scope = read.scope_of(rec, place)
             if scope in seen_scopes:
                 raise InputError(f"{place}: scope {scope} appears twice")
             seen_scopes.add(scope)

@@ -1,4 +1,6 @@
-"""Retrieval snapshots kept per scope until the scope's stored version changes."""
+"""Retrieval snapshots kept per scope until the scope's stored version changes, and the merged
+snapshots of the scopes a search covers (a user and its agents and runs), kept until one of those
+scopes' versions changes or the set of scopes does."""
 
 from __future__ import annotations
 
@@ -6,8 +8,9 @@ import threading
 
 from anchormem.model import Scope
 from anchormem.parts import Parts
+from anchormem.query.merge import merge_snapshots
 from anchormem.query.snapshot import ScopeSnapshot
-from anchormem.scopes import no_memory
+from anchormem.scopes import covers, no_memory
 
 
 class SnapshotCache:
@@ -17,27 +20,55 @@ class SnapshotCache:
         self._parts = parts
         self._lock = threading.Lock()
         self._snapshots: dict[Scope, tuple[int, ScopeSnapshot]] = {}
+        self._merged: dict[Scope, tuple[tuple[tuple[Scope, int], ...], ScopeSnapshot]] = {}
 
     def get(self, scope: Scope) -> ScopeSnapshot:
         """The scope's memory as retrieval sees it (``NotFoundError`` for a scope with no memory)."""
-        store = self._parts.store
-        version = store.version(scope)
+        version = self._parts.store.version(scope)
         if version == 0:
             raise no_memory(scope.user_id, scope.agent_id, scope.run_id)
+        return self._at(scope, version)
+
+    def covering(self, scope: Scope, include_subscopes: bool = True) -> ScopeSnapshot | None:
+        """What a search of ``scope`` looks through: the scope and (``include_subscopes``) every stored
+        scope under it, merged (:mod:`anchormem.query.merge`); None when none of them holds anything."""
+        if not include_subscopes:
+            version = self._parts.store.version(scope)
+            return self._at(scope, version) if version else None
+        versions = tuple(self._parts.store.scope_versions(scope).items())
+        if not versions:
+            return None
+        if len(versions) == 1:
+            return self._at(*versions[0])
+        with self._lock:
+            cached = self._merged.get(scope)
+            if cached and cached[0] == versions:
+                return cached[1]
+        merged = merge_snapshots([(s, self._at(s, v)) for s, v in versions])
+        with self._lock:
+            self._merged[scope] = (versions, merged)
+        return merged
+
+    def _at(self, scope: Scope, version: int) -> ScopeSnapshot:
+        """The scope's snapshot at ``version`` (loaded unless the cached one is of that version)."""
+        store = self._parts.store
         with self._lock:
             cached = self._snapshots.get(scope)
             if cached and cached[0] == version:
                 return cached[1]
         facts, fact_vectors = store.fact_matrix(scope)
         events, event_vectors = store.event_matrix(scope)
+        contexts = store.contexts(scope)
         snap = ScopeSnapshot(
-            contexts=store.contexts(scope),
+            contexts=contexts,
             facts=facts,
             fact_vectors=fact_vectors,
             events=events,
             event_vectors=event_vectors,
             embed_texts=self._parts.embedder.embed,
             window_chars=self._parts.settings.chunking.chat_chars,
+            context_scopes=(scope,) * len(contexts),
+            load_turns=lambda: [(scope, turn) for turn in store.turns(scope)],
         )
         with self._lock:
             self._snapshots[scope] = (version, snap)
@@ -48,6 +79,8 @@ class SnapshotCache:
         cache (a past query may have quoted words that are now forgotten)."""
         with self._lock:
             self._snapshots.pop(scope, None)
+            for outer in [s for s in self._merged if covers(s, scope)]:
+                del self._merged[outer]
         clear = getattr(self._parts.loaded_embedder, "clear", None)
         if callable(clear):
             clear()

@@ -84,6 +84,25 @@ class BM25Index:
         self._term_start = np.concatenate(([0], np.cumsum(df))).astype(np.int64)
         self.idf = idf
 
+    def subset(self, docs: Sequence[int]) -> BM25Index:
+        """The index of ``docs`` only (renumbered 0.. in the given order), with this index's weights: a
+        kept document scores exactly as it does here (idf and length norm of the whole corpus). Costs a
+        pass over the postings, not a re-tokenisation."""
+        rows = np.asarray(docs, dtype=np.int64)
+        renumber = np.full(self.n_docs, -1, dtype=np.int64)
+        renumber[rows] = np.arange(rows.size, dtype=np.int64)
+        terms = np.repeat(np.arange(len(self.vocab), dtype=np.int64), np.diff(self._term_start))
+        keep = renumber[self._post_docs] >= 0
+        out = object.__new__(BM25Index)
+        out.n_docs = int(rows.size)
+        out.vocab = self.vocab
+        out.idf = self.idf
+        out._post_docs = renumber[self._post_docs[keep]]
+        out._post_weights = self._post_weights[keep]
+        counts = np.bincount(terms[keep], minlength=len(self.vocab))
+        out._term_start = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        return out
+
     def query_terms(self, query: str) -> list[int]:
         """Ids of the query's distinct known terms."""
         seen: dict[int, None] = {}

@@ -340,6 +340,7 @@ def _build_result(
             rank=rank,
             latest=dated[row][0],
             newer=tuple(ids[r].id for r in dated[row][1]),
+            scope=snapshot.scope_of(row),
         )
         for rank, row in enumerate(best_first, 1)
     )

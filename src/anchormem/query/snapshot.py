@@ -7,7 +7,7 @@ snapshot, so a query costs a few matrix products and sparse row sums.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -16,10 +16,11 @@ import numpy.typing as npt
 
 from anchormem.config import ChunkSettings
 from anchormem.errors import ConfigError, InputError
-from anchormem.model import Context, Event, Fact
+from anchormem.model import Context, Event, Fact, Scope, Turn
 from anchormem.query.lexical import BM25Index
 
 IntArray = npt.NDArray[np.int64]
+TurnKey = tuple[Scope | None, str]
 
 
 @dataclass(eq=False)
@@ -29,6 +30,12 @@ class ScopeSnapshot:
     ``contexts`` are in conversation order (session, then position): reading order follows it.
     ``fact_vectors`` row i belongs to ``facts[i]``; ``event_vectors`` row j to ``events[j]``.
     Facts whose context is missing are ignored; event fact ids that are unknown are skipped.
+
+    A snapshot may hold several scopes (a user's search covers the user's agent and run scopes,
+    ``query.merge``): ``context_scopes`` row i is the scope of ``contexts[i]`` (empty when not known),
+    and because turn ids repeat across scopes (every LoCoMo run has a "D1:3"), the turn indexes key a
+    turn by its scope and id (:meth:`turn_key`). ``load_turns`` gives the stored turns with their
+    scopes, for search filters on metadata and time (``anchormem.search_filters``); called once, on first use.
     """
 
     contexts: list[Context]
@@ -38,12 +45,40 @@ class ScopeSnapshot:
     event_vectors: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     embed_texts: Callable[[list[str]], npt.NDArray[np.float32]] | None = None  # for the ``chunks`` baseline
     window_chars: int = ChunkSettings().chat_chars  # text of a full chat window (``ChunkSettings.chat_chars``)
+    context_scopes: tuple[Scope, ...] = ()
+    load_turns: Callable[[], Sequence[tuple[Scope | None, Turn]]] | None = None
+    restricted: dict[object, ScopeSnapshot] = field(default_factory=dict, repr=False)  # filtered parts, kept
 
     def __post_init__(self) -> None:
         if len(self.fact_vectors) != len(self.facts):
             raise InputError(f"{len(self.facts)} facts but {len(self.fact_vectors)} fact vectors")
         if len(self.events) and len(self.event_vectors) != len(self.events):
             raise InputError(f"{len(self.events)} events but {len(self.event_vectors)} event vectors")
+        if self.context_scopes and len(self.context_scopes) != len(self.contexts):
+            raise InputError(f"{len(self.contexts)} contexts but {len(self.context_scopes)} context scopes")
+
+    # -- scopes and turns ---------------------------------------------------------------------
+    def scope_of(self, row: int) -> Scope | None:
+        """The scope of context ``row`` (None when the snapshot does not say)."""
+        return self.context_scopes[row] if self.context_scopes else None
+
+    @cached_property
+    def several_scopes(self) -> bool:
+        return len(set(self.context_scopes)) > 1
+
+    def turn_key(self, row: int, turn_id: str) -> str:
+        """The key of a turn of context ``row`` in the turn indexes: its id, prefixed by its scope
+        when the snapshot holds several scopes."""
+        if self.several_scopes:
+            return f"{self.context_scopes[row].key()}\x1e{turn_id}"
+        return turn_id
+
+    @cached_property
+    def turns(self) -> dict[TurnKey, Turn]:
+        """The stored turns by (scope, turn id), loaded on first use (empty without ``load_turns``)."""
+        if self.load_turns is None:
+            return {}
+        return {(scope, turn.id): turn for scope, turn in self.load_turns()}
 
     @cached_property
     def context_vectors(self) -> npt.NDArray[np.float32]:
@@ -104,7 +139,8 @@ class ScopeSnapshot:
 
     @cached_property
     def context_turns(self) -> list[frozenset[str]]:
-        return [frozenset(c.turn_ids) for c in self.contexts]
+        """Turn keys (:meth:`turn_key`) of each context."""
+        return [frozenset(self.turn_key(row, t) for t in c.turn_ids) for row, c in enumerate(self.contexts)]
 
     @cached_property
     def context_share(self) -> list[float]:
@@ -139,7 +175,7 @@ class ScopeSnapshot:
         for row, context in enumerate(self.contexts):
             for tid in dict.fromkeys(context.turn_ids):
                 ctx_rows.append(row)
-                turn_rows.append(numbers.setdefault(tid, len(numbers)))
+                turn_rows.append(numbers.setdefault(self.turn_key(row, tid), len(numbers)))
         return np.asarray(ctx_rows, dtype=np.int64), np.asarray(turn_rows, dtype=np.int64), len(numbers)
 
     # -- lexical indexes ----------------------------------------------------------------------

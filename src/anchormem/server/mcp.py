@@ -65,6 +65,34 @@ MaxChars = Annotated[
     ),
 ]
 Session = Annotated[str | None, Field(description="forget every turn of this session label")]
+Subscopes = Annotated[
+    bool,
+    Field(
+        description="also search the memories kept under this one (the user's agents and runs, or the "
+        "agent's runs); false to search only this exact memory (default true)"
+    ),
+]
+Filters = Annotated[
+    dict[str, Any] | None,
+    Field(
+        description='only messages whose metadata holds every one of these key/value pairs, e.g. {"topic": '
+        '"work"}; a key no message has gives an empty result (default: no metadata filter)'
+    ),
+]
+OnlySession = Annotated[
+    str | None, Field(min_length=1, max_length=256, description="only messages of this session label")
+]
+Since = Annotated[
+    str | int | float | None,
+    Field(
+        description="only messages said at or after this time: ISO 8601 (e.g. 2024-05-01 or "
+        "2024-05-01T09:00:00Z) or Unix seconds; messages with no known time are then left out"
+    ),
+]
+Until = Annotated[
+    str | int | float | None,
+    Field(description="only messages said at or before this time (same forms as since)"),
+]
 TurnId = Annotated[str | None, Field(description="forget this one turn, by the turn id search_memory showed")]
 ContextId = Annotated[
     str | None, Field(description="forget this one excerpt, by the context id search_memory returned")
@@ -147,7 +175,9 @@ class StrictServer(MCPServer[Any]):
         return await super().call_tool(name, arguments, context)
 
 
-def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> MCPServer:
+def build_server(
+    memory: Memory, *, user_id: str | None, agent_id: str | None = None, run_id: str | None = None
+) -> MCPServer:
     """An MCP server over ``memory``, bound to one scope."""
     scope = make_scope(user_id, agent_id, run_id)
     where = {"user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
@@ -175,12 +205,34 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, r
         "date, session and turn ids, marked [latest] or [earlier] where statements on the query's "
         "subject were compared by date (prefer [latest]); then event summaries that fit. The "
         "structured result lists the excerpts best first (rank 1 = highest score) with their ids. "
-        "A memory with nothing stored yet gives an empty result, not an error."
+        "A memory with nothing stored yet gives an empty result, not an error. The memories kept under "
+        "this one (agents, runs) are searched too unless include_subscopes is false; filters, session, "
+        "since and until narrow the search to matching messages (an excerpt is returned when one of its "
+        "messages matches them all)."
     )
     async def search_memory(
-        query: Query, k: K = None, max_contexts: MaxContexts = None, max_chars: MaxChars = None
+        query: Query,
+        k: K = None,
+        max_contexts: MaxContexts = None,
+        max_chars: MaxChars = None,
+        include_subscopes: Subscopes = True,
+        filters: Filters = None,
+        session: OnlySession = None,
+        since: Since = None,
+        until: Until = None,
     ) -> CallToolResult:
-        result = await _call(memory.search, query, k=k, max_contexts=max_contexts, **where)
+        result = await _call(
+            memory.search,
+            query,
+            k=k,
+            max_contexts=max_contexts,
+            include_subscopes=include_subscopes,
+            filters=filters,
+            session=session,
+            since=since,
+            until=until,
+            **where,
+        )
         block = result.as_prompt(max_chars=max_chars)
         structured = {
             "memories": block,
@@ -196,6 +248,7 @@ def build_server(memory: Memory, *, user_id: str, agent_id: str | None = None, r
                     "latest": h.latest,
                     "newer": list(h.newer),
                     "text": h.context.text,
+                    "scope": to_jsonable(h.scope),
                 }
                 for h in result.contexts
             ],

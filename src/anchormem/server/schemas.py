@@ -101,7 +101,8 @@ def _known_variant(value: str | None) -> str | None:
 
 
 class _RecallRequest(BaseModel):
-    """What a search and an answer request share: the scope below the user, ``k`` and the recipe."""
+    """What a search and an answer request share: the scope below the user, ``k``, the recipe, whether
+    sub-scopes are searched too, and the filters (see docs/search.md)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -109,6 +110,25 @@ class _RecallRequest(BaseModel):
     run_id: str | None = Field(None, max_length=256)
     k: int | None = Field(None, ge=1, le=200)
     variant: str | None = VARIANT_FIELD
+    include_subscopes: bool = Field(
+        True,
+        description="also search the scope's sub-scopes: a user's agents and runs, an agent's runs "
+        "(false: the exact scope only)",
+    )
+    filters: dict[str, Any] | None = Field(
+        None,
+        description="metadata equality: only messages whose metadata has every one of these key/value pairs "
+        '(e.g. {"topic": "work"}); a key no message has gives an empty result',
+    )
+    session: str | None = Field(None, min_length=1, max_length=256, description="only this session's messages")
+    since: str | int | float | None = Field(
+        None,
+        description="only messages at or after this time (ISO 8601 or Unix seconds/ms); messages without a "
+        "known time are left out when since or until is given",
+    )
+    until: str | int | float | None = Field(
+        None, description="only messages at or before this time (ISO 8601 or Unix seconds/ms)"
+    )
 
     _variant = field_validator("variant")(_known_variant)
 

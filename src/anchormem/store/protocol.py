@@ -60,6 +60,11 @@ class Store(Protocol):
 
     def scopes(self) -> list[Scope]: ...
 
+    def scope_versions(self, under: Scope) -> dict[Scope, int]:
+        """The version of ``under`` and of every stored sub-scope of it (the same user; the same agent
+        and run where ``under`` names one), in the order of :meth:`scopes`; scopes never written are absent."""
+        ...
+
     # raw conversation and contexts
     def add_turns(self, scope: Scope, turns: Sequence[Turn]) -> list[Turn]: ...
 

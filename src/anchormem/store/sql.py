@@ -119,6 +119,15 @@ class SQLStore(SQLBase):
         rows = self._q(f"SELECT {_SCOPE_COLS} FROM scopes ORDER BY 1, 2, 3")
         return [Scope(u, a or None, r or None) for u, a, r in rows]
 
+    def scope_versions(self, under: Scope) -> dict[Scope, int]:
+        where, params = ["user_id = ?"], [under.user_id]
+        for column, value in (("agent_id", under.agent_id), ("run_id", under.run_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        sql = f"SELECT {_SCOPE_COLS}, version FROM scopes WHERE {' AND '.join(where)} AND version > 0 ORDER BY 1, 2, 3"
+        return {Scope(u, a or None, r or None): int(v) for u, a, r, v in self._q(sql, params)}
+
     # -- turns and contexts ------------------------------------------------------------------------------
 
     def _add_new(
