@@ -29,7 +29,7 @@ import numpy as np
 from pg import embedded_postgres, new_database  # bench/ is on the path when this file runs as a script
 
 from anchormem.config import RetrievalSettings
-from anchormem.model import Context, Fact, Scope
+from anchormem.model import Context, Fact, Scope, Turn
 from anchormem.query.retrieve import retrieve
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.store.postgres import PostgresStore
@@ -72,14 +72,16 @@ def _unit(rng: np.random.Generator, rows: int, dim: int) -> np.ndarray:
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
-def _user(u: int, n: int, dim: int) -> tuple[Scope, list[Context], list[Extraction]]:
+def _user(u: int, n: int, dim: int) -> tuple[Scope, list[Turn], list[Context], list[Extraction]]:
     rng = np.random.default_rng(u)
     scope = Scope(f"user-{u:05d}")
     vectors = _unit(rng, n, dim)
     words = rng.integers(0, len(WORDS), size=(n, 4))
-    contexts, extractions = [], []
+    turns, contexts, extractions = [], [], []
     for c in range(0, n, PER_CONTEXT):
         cid = f"c{c // PER_CONTEXT}"
+        # the store keeps a context only when its turns are stored: one turn stands behind each context
+        turns.append(Turn(id=f"D:{cid}", session=str(c // 200), position=c // PER_CONTEXT, speaker="user", text=cid))
         facts = [
             Fact(
                 id=f"f{i}",
@@ -100,7 +102,7 @@ def _user(u: int, n: int, dim: int) -> tuple[Scope, list[Context], list[Extracti
             )
         )
         extractions.append(Extraction(cid, facts, vectors[c : c + len(facts)]))
-    return scope, contexts, extractions
+    return scope, turns, contexts, extractions
 
 
 def fill(store: Store, users: range, per_user: int, dim: int) -> float:
@@ -110,7 +112,8 @@ def fill(store: Store, users: range, per_user: int, dim: int) -> float:
     t0 = time.perf_counter()
     total = 0
     for u in users:
-        scope, contexts, extractions = _user(u, per_user, dim)
+        scope, turns, contexts, extractions = _user(u, per_user, dim)
+        store.add_turns(scope, turns)
         store.add_contexts(scope, contexts)
         total += store.save_extractions(scope, extractions)
         if u % 100 == 99:
