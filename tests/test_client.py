@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from anchormem.client import AsyncClient, Client, calls
+from anchormem.client import AsyncClient, Client, reads
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.errors import (
@@ -86,7 +86,7 @@ def test_get_rebuilds_the_record_type_from_its_id(client: Client, memory: Memory
 
 def test_lists_are_read_page_by_page(client: Client, memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     fill(client)
-    monkeypatch.setattr(calls, "PAGE", 2)
+    monkeypatch.setattr(reads, "PAGE", 2)
     assert len(memory.turns(user_id="alice")) > 2
     assert client.turns(user_id="alice") == memory.turns(user_id="alice")
 

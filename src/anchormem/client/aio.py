@@ -10,7 +10,7 @@ from typing import Any, ParamSpec, Self, TypeVar, Unpack
 import httpx
 
 from anchormem.bound import Bound
-from anchormem.client import calls
+from anchormem.client import calls, reads
 from anchormem.client.calls import Flow
 from anchormem.client.transport import Exchange, Remote, drive
 from anchormem.facade_types import AsyncRecordsReader, ScopeArgs
@@ -40,23 +40,23 @@ class AsyncClient(Remote[httpx.AsyncBaseTransport]):
         self._http = httpx.AsyncClient(**options, transport=transport)
         return Exchange(self.url, self._http.request, lambda: asyncio.sleep(self.poll_seconds))
 
-    # -- the methods of Memory, made from the flows of calls (see anchormem.bound) -----------------------
+    # -- the methods of Memory, made from the flows of calls and reads (see anchormem.bound) -----------
 
     add = awaitable(calls.add)
     search = awaitable(calls.search)
     answer = awaitable(calls.answer)
-    turns = awaitable(calls.turns)
-    contexts = awaitable(calls.contexts)
-    facts = awaitable(calls.facts)
-    events = awaitable(calls.events)
-    get = awaitable(calls.get)
-    stats = awaitable(calls.stats)
-    users = awaitable(calls.users)
-    health = awaitable(calls.health)
     update = awaitable(calls.update)
     delete = awaitable(calls.delete)
-    history = awaitable(calls.history)
-    export = awaitable(calls.export)
+    turns = awaitable(reads.turns)
+    contexts = awaitable(reads.contexts)
+    facts = awaitable(reads.facts)
+    events = awaitable(reads.events)
+    get = awaitable(reads.get)
+    stats = awaitable(reads.stats)
+    users = awaitable(reads.users)
+    health = awaitable(reads.health)
+    history = awaitable(reads.history)
+    export = awaitable(reads.export)
 
     @property
     def records(self) -> AsyncRecordsReader:
@@ -64,7 +64,7 @@ class AsyncClient(Remote[httpx.AsyncBaseTransport]):
         return self._records
 
     async def _records(self, kind: str, **scope: Unpack[ScopeArgs]) -> list[Any]:
-        return await drive(calls.records(kind, **scope), self._io)
+        return await drive(reads.records(kind, **scope), self._io)
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -1,6 +1,8 @@
 """What each client method asks of the REST API and how it reads the answers, written once for both
 clients: a method is a generator (a *flow*) that yields :class:`Call`\\ s (and :data:`POLL` while it
-polls a background job), is sent each call's :class:`Reply`, and returns the method's result.
+polls a background job), is sent each call's :class:`Reply`, and returns the method's result. This
+module holds the flows that write and query (add, search, answer, update, delete);
+:mod:`anchormem.client.reads` those that read records, history, exports and counts.
 :class:`~anchormem.client.sync.Client` drives flows with blocking I/O,
 :class:`~anchormem.client.aio.AsyncClient` with ``await``.
 
@@ -19,31 +21,15 @@ from typing import Any, TypeVar, Unpack
 from urllib.parse import quote
 
 from anchormem.client.errors import error_from_code
-from anchormem.deserialize import RECORD_TYPES, from_jsonable, record_type
+from anchormem.deserialize import from_jsonable
 from anchormem.errors import InputError
-from anchormem.facade_types import Record, ScopeArgs, SearchArgs
+from anchormem.facade_types import ScopeArgs, SearchArgs
 from anchormem.ingest.messages import as_messages
 from anchormem.ingest.sources import Conversation, is_locomo, read_json_file
-from anchormem.model import (
-    Answer,
-    Context,
-    DeleteReport,
-    Event,
-    Fact,
-    HistoryEntry,
-    IngestReport,
-    Scope,
-    SearchResult,
-    Stats,
-    Turn,
-    UpdateReport,
-)
+from anchormem.model import Answer, DeleteReport, IngestReport, SearchResult, Turn, UpdateReport
 from anchormem.scopes import NO_USER, NO_USER_IN_PATH
 
 T = TypeVar("T")
-
-PAGE = 1000
-"""Records asked for per page when a client lists a memory (the service's largest page)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +58,7 @@ class Reply:
 Flow = Generator[Call | Poll, Reply, T]
 
 
-def _user(scope: Mapping[str, Any]) -> str:
+def user_path(scope: Mapping[str, Any]) -> str:
     """The path of a scope's user: ``/v1/users/<user_id>``, or ``/v1/users/-`` for an agent's own memory
     (no user, an ``agent_id``)."""
     user_id = scope.get("user_id")
@@ -85,7 +71,7 @@ def _user(scope: Mapping[str, Any]) -> str:
     return f"/v1/users/{quote(user_id, safe='')}"
 
 
-def _scope(scope: Mapping[str, Any]) -> dict[str, Any]:
+def scope_params(scope: Mapping[str, Any]) -> dict[str, Any]:
     """The ids a request names besides its path's user (a body's or query's ``agent_id``, ``run_id``)."""
     return {k: scope[k] for k in ("agent_id", "run_id") if scope.get(k) is not None}
 
@@ -145,7 +131,7 @@ def add(
     sample, a :class:`Conversation` or a :class:`~pathlib.Path` to a file (``sample`` picks one
     conversation of a LoCoMo file). A background ingest (``background=True``, or a large add) is
     polled until it ends."""
-    user, extra = _user(scope), {k: v for k, v in scope.items() if k != "user_id"}  # unnamed keywords as given
+    user, extra = user_path(scope), {k: v for k, v in scope.items() if k != "user_id"}  # unnamed keywords as given
     body = {**_messages(source, sample), **{k: v for k, v in extra.items() if v is not None}}
     if background is not None:
         body["background"] = background
@@ -174,7 +160,9 @@ def _ask(endpoint: str, result: type[T], body: Mapping[str, Any]) -> Flow[T]:
         payload["filters"] = dict(body["filters"])
     if payload.get("include_subscopes") is True:
         del payload["include_subscopes"]
-    reply = yield Call("POST", f"{_user(body)}/{endpoint}", json={k: v for k, v in payload.items() if v is not None})
+    reply = yield Call(
+        "POST", f"{user_path(body)}/{endpoint}", json={k: v for k, v in payload.items() if v is not None}
+    )
     return from_jsonable(result, reply.data)
 
 
@@ -186,52 +174,14 @@ def answer(question: str, **options: Unpack[SearchArgs]) -> Flow[Answer]:
     return _ask("answer", Answer, {"question": question, **options})
 
 
-def records(kind: str, **scope: Unpack[ScopeArgs]) -> Flow[list[Any]]:
-    """Every record of one kind, page by page."""
-    if kind not in RECORD_TYPES:
-        raise InputError(f"unknown kind {kind!r}; choose {', '.join(RECORD_TYPES)}")
-    out: list[Any] = []
-    offset: int | None = 0
-    while offset is not None:
-        params = {**_scope(scope), "offset": offset, "limit": PAGE}
-        page = (yield Call("GET", f"{_user(scope)}/memories/{kind}", params=params)).data
-        out.extend(
-            from_jsonable(RECORD_TYPES[kind], item, f"{kind}[{offset + i}]") for i, item in enumerate(page["items"])
-        )
-        offset = page.get("next_offset")
-    return out
-
-
-def turns(**scope: Unpack[ScopeArgs]) -> Flow[list[Turn]]:
-    return records("turns", **scope)
-
-
-def contexts(**scope: Unpack[ScopeArgs]) -> Flow[list[Context]]:
-    return records("contexts", **scope)
-
-
-def facts(**scope: Unpack[ScopeArgs]) -> Flow[list[Fact]]:
-    return records("facts", **scope)
-
-
-def events(**scope: Unpack[ScopeArgs]) -> Flow[list[Event]]:
-    return records("events", **scope)
-
-
-def get(record_id: str, **scope: Unpack[ScopeArgs]) -> Flow[Record]:
-    path = f"{_user(scope)}/records/{quote(record_id, safe='')}"
-    reply = yield Call("GET", path, params=_scope(scope))
-    return from_jsonable(record_type(record_id), reply.data)
-
-
 def update(
     turn_id: str, text: str, *, idempotency_key: str | None = None, **scope: Unpack[ScopeArgs]
 ) -> Flow[UpdateReport]:
     """Replace one turn's text; what came from the old text is derived again from the new."""
     if not isinstance(turn_id, str) or not turn_id:
         raise InputError("turn_id must be a non-empty string")
-    path = f"{_user(scope)}/memories/turns/{quote(turn_id, safe='')}"
-    reply = yield Call("PUT", path, json={"text": text, **_scope(scope)}, headers=_idempotent(idempotency_key))
+    path = f"{user_path(scope)}/memories/turns/{quote(turn_id, safe='')}"
+    reply = yield Call("PUT", path, json={"text": text, **scope_params(scope)}, headers=_idempotent(idempotency_key))
     return from_jsonable(UpdateReport, reply.data)
 
 
@@ -245,36 +195,6 @@ def delete(
     **scope: Unpack[ScopeArgs],
 ) -> Flow[DeleteReport]:
     target = {"session": session, "turn": turn, "context": context, "all": "true" if all is True else all}
-    params = {**_scope(scope), **{k: v for k, v in target.items() if v not in (None, False)}}
-    reply = yield Call("DELETE", f"{_user(scope)}/memories", params=params, headers=_idempotent(idempotency_key))
+    params = {**scope_params(scope), **{k: v for k, v in target.items() if v not in (None, False)}}
+    reply = yield Call("DELETE", f"{user_path(scope)}/memories", params=params, headers=_idempotent(idempotency_key))
     return from_jsonable(DeleteReport, reply.data)
-
-
-def history(*, limit: int | None = None, **scope: Unpack[ScopeArgs]) -> Flow[list[HistoryEntry]]:
-    params = {**_scope(scope), **({"limit": limit} if limit is not None else {})}
-    reply = yield Call("GET", f"{_user(scope)}/history", params=params)
-    return from_jsonable(list[HistoryEntry], reply.data["items"], "history")
-
-
-def export(**scope: Unpack[ScopeArgs]) -> Flow[list[dict[str, Any]]]:
-    reply = yield Call("GET", f"{_user(scope)}/export", params=_scope(scope), lines=True)
-    records: list[dict[str, Any]] = reply.data
-    return records
-
-
-def stats(**scope: Unpack[ScopeArgs]) -> Flow[Stats]:
-    reply = yield Call("GET", f"{_user(scope)}/stats", params=_scope(scope))
-    return from_jsonable(Stats, reply.data)
-
-
-def users() -> Flow[list[Scope]]:
-    """The memories (scopes) this client's key may access."""
-    reply = yield Call("GET", "/v1/users")
-    return from_jsonable(list[Scope], reply.data["users"], "users")
-
-
-def health() -> Flow[dict[str, Any]]:
-    """The service's liveness answer (``status``, ``version``, ``jobs_running``); needs no key."""
-    reply = yield Call("GET", "/v1/health")
-    data: dict[str, Any] = reply.data
-    return data

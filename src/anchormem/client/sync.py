@@ -9,7 +9,7 @@ from typing import Any, ParamSpec, Self, TypeVar, Unpack
 import httpx
 
 from anchormem.bound import Bound
-from anchormem.client import calls
+from anchormem.client import calls, reads
 from anchormem.client.calls import Flow
 from anchormem.client.transport import Exchange, Remote, drive, run_blocking
 from anchormem.facade_types import RecordsReader, ScopeArgs
@@ -52,27 +52,27 @@ class Client(Remote[httpx.BaseTransport]):
 
         return Exchange(self.url, request, wait)
 
-    # -- the methods of Memory, made from the flows of calls (see anchormem.bound) -----------------------
+    # -- the methods of Memory, made from the flows of calls and reads (see anchormem.bound) -----------
 
     add = blocking(calls.add)
     search = blocking(calls.search)
     answer = blocking(calls.answer)
-    turns = blocking(calls.turns)
-    contexts = blocking(calls.contexts)
-    facts = blocking(calls.facts)
-    events = blocking(calls.events)
-    get = blocking(calls.get)
-    stats = blocking(calls.stats)
-    users = blocking(calls.users)
-    health = blocking(calls.health)
     update = blocking(calls.update)
     delete = blocking(calls.delete)
-    history = blocking(calls.history)
+    turns = blocking(reads.turns)
+    contexts = blocking(reads.contexts)
+    facts = blocking(reads.facts)
+    events = blocking(reads.events)
+    get = blocking(reads.get)
+    stats = blocking(reads.stats)
+    users = blocking(reads.users)
+    health = blocking(reads.health)
+    history = blocking(reads.history)
 
     # -- written out: a result typed by its kind, and an iterator as Memory's --------------------------
 
     def export(self, **scope: Unpack[ScopeArgs]) -> Iterator[dict[str, Any]]:
-        return iter(run_blocking(drive(calls.export(**scope), self._io)))
+        return iter(run_blocking(drive(reads.export(**scope), self._io)))
 
     @property
     def records(self) -> RecordsReader:
@@ -80,7 +80,7 @@ class Client(Remote[httpx.BaseTransport]):
         return self._records
 
     def _records(self, kind: str, **scope: Unpack[ScopeArgs]) -> list[Any]:
-        return run_blocking(drive(calls.records(kind, **scope), self._io))
+        return run_blocking(drive(reads.records(kind, **scope), self._io))
 
     def close(self) -> None:
         self._http.close()
