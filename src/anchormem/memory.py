@@ -243,6 +243,7 @@ class Memory(Closeable):
         the answer cites the turn ids it drew on. The memories are those :meth:`search` returns for
         the same scope, ``include_subscopes`` and filters. The reader's usage is stored for the scope
         (phase ``answering`` of :meth:`stats`)."""
+        scope = self._scope(options, "answer", SEARCH_KEYS)
         llm = reader or self._parts.require_llm("answering")
         memories = self.search(question, **options)
         call = self.accounting.child()
@@ -251,7 +252,7 @@ class Memory(Closeable):
         finally:
             used = call.used()
             if used:
-                self.store.record_usage(self._scope(options, "answer", SEARCH_KEYS), used)
+                self.store.record_usage(scope, used)
 
     # -- inspect -------------------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from urllib.parse import quote
 from anchormem.client.errors import error_from_code
 from anchormem.deserialize import from_jsonable
 from anchormem.errors import InputError
-from anchormem.facade_types import ScopeArgs, SearchArgs
+from anchormem.facade_types import ScopeArgs, SearchArgs, scope_ids
 from anchormem.ingest.messages import as_messages
 from anchormem.ingest.sources import Conversation, is_locomo, read_json_file
 from anchormem.model import Answer, DeleteReport, IngestReport, SearchResult, Turn, UpdateReport
@@ -71,9 +71,11 @@ def user_path(scope: Mapping[str, Any]) -> str:
     return f"/v1/users/{quote(user_id, safe='')}"
 
 
-def scope_params(scope: Mapping[str, Any]) -> dict[str, Any]:
-    """The ids a request names besides its path's user (a body's or query's ``agent_id``, ``run_id``)."""
-    return {k: scope[k] for k in ("agent_id", "run_id") if scope.get(k) is not None}
+def scope_params(scope: Mapping[str, Any], method: str) -> dict[str, Any]:
+    """The ids a request names besides its path's user (a body's or query's ``agent_id``, ``run_id``). A
+    keyword that is not a scope id is a :class:`TypeError`, as for a function that does not name it."""
+    _, agent_id, run_id = scope_ids(scope, method)
+    return {k: v for k, v in (("agent_id", agent_id), ("run_id", run_id)) if v is not None}
 
 
 def _idempotent(key: str | None) -> dict[str, str]:
@@ -181,7 +183,9 @@ def update(
     if not isinstance(turn_id, str) or not turn_id:
         raise InputError("turn_id must be a non-empty string")
     path = f"{user_path(scope)}/memories/turns/{quote(turn_id, safe='')}"
-    reply = yield Call("PUT", path, json={"text": text, **scope_params(scope)}, headers=_idempotent(idempotency_key))
+    reply = yield Call(
+        "PUT", path, json={"text": text, **scope_params(scope, "update")}, headers=_idempotent(idempotency_key)
+    )
     return from_jsonable(UpdateReport, reply.data)
 
 
@@ -195,6 +199,6 @@ def delete(
     **scope: Unpack[ScopeArgs],
 ) -> Flow[DeleteReport]:
     target = {"session": session, "turn": turn, "context": context, "all": "true" if all is True else all}
-    params = {**scope_params(scope), **{k: v for k, v in target.items() if v not in (None, False)}}
+    params = {**scope_params(scope, "delete"), **{k: v for k, v in target.items() if v not in (None, False)}}
     reply = yield Call("DELETE", f"{user_path(scope)}/memories", params=params, headers=_idempotent(idempotency_key))
     return from_jsonable(DeleteReport, reply.data)

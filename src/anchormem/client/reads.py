@@ -24,7 +24,7 @@ def records(kind: str, **scope: Unpack[ScopeArgs]) -> Flow[list[Any]]:
     out: list[Any] = []
     offset: int | None = 0
     while offset is not None:
-        params = {**scope_params(scope), "offset": offset, "limit": PAGE}
+        params = {**scope_params(scope, "records"), "offset": offset, "limit": PAGE}
         page = (yield Call("GET", f"{user_path(scope)}/memories/{kind}", params=params)).data
         out.extend(
             from_jsonable(RECORD_TYPES[kind], item, f"{kind}[{offset + i}]") for i, item in enumerate(page["items"])
@@ -51,24 +51,24 @@ def events(**scope: Unpack[ScopeArgs]) -> Flow[list[Event]]:
 
 def get(record_id: str, **scope: Unpack[ScopeArgs]) -> Flow[Record]:
     path = f"{user_path(scope)}/records/{quote(record_id, safe='')}"
-    reply = yield Call("GET", path, params=scope_params(scope))
+    reply = yield Call("GET", path, params=scope_params(scope, "get"))
     return from_jsonable(record_type(record_id), reply.data)
 
 
 def history(*, limit: int | None = None, **scope: Unpack[ScopeArgs]) -> Flow[list[HistoryEntry]]:
-    params = {**scope_params(scope), **({"limit": limit} if limit is not None else {})}
+    params = {**scope_params(scope, "history"), **({"limit": limit} if limit is not None else {})}
     reply = yield Call("GET", f"{user_path(scope)}/history", params=params)
     return from_jsonable(list[HistoryEntry], reply.data["items"], "history")
 
 
 def export(**scope: Unpack[ScopeArgs]) -> Flow[list[dict[str, Any]]]:
-    reply = yield Call("GET", f"{user_path(scope)}/export", params=scope_params(scope), lines=True)
+    reply = yield Call("GET", f"{user_path(scope)}/export", params=scope_params(scope, "export"), lines=True)
     records: list[dict[str, Any]] = reply.data
     return records
 
 
 def stats(**scope: Unpack[ScopeArgs]) -> Flow[Stats]:
-    reply = yield Call("GET", f"{user_path(scope)}/stats", params=scope_params(scope))
+    reply = yield Call("GET", f"{user_path(scope)}/stats", params=scope_params(scope, "stats"))
     return from_jsonable(Stats, reply.data)
 
 
