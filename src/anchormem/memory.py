@@ -72,9 +72,15 @@ class Memory(Closeable):
 
     The facade holds no algorithm; it composes its :class:`~anchormem.parts.Parts` (store,
     embedder, LLM), per-user :class:`~anchormem.lifecycle.locks.WriterLocks`, a
-    :class:`~anchormem.query.cache.SnapshotCache`, an :class:`~anchormem.ingester.Ingester`
-    and a :class:`~anchormem.lifecycle.manager.Lifecycle`. ``accounting`` sums the LLM use of every
-    call in this process; each call also counts its own, and that is what is stored for its scope.
+    :class:`~anchormem.query.cache.SnapshotCache`, an :class:`~anchormem.ingester.Ingester`,
+    a :class:`~anchormem.lifecycle.manager.Lifecycle` and :class:`~anchormem.memory_records.MemoryRecords`
+    (reading and changing stored records). ``accounting`` sums the LLM use of every call in this
+    process; each call also counts its own, and that is what is stored for its scope.
+
+    A method that names a memory takes its scope as keywords, each ``None`` by default: ``user_id``,
+    ``agent_id``, ``run_id`` (:class:`~anchormem.facade_types.ScopeArgs`); ``search`` and ``answer``
+    also ``k``, ``variant`` and the narrowing keywords of :class:`~anchormem.facade_types.SearchArgs`.
+    A keyword none of them names is a :class:`TypeError`.
     """
 
     def __init__(self, settings: Settings | None = None, **parts: Unpack[GivenParts]) -> None:

@@ -35,8 +35,8 @@ class Client(Remote[httpx.BaseTransport]):
     the service's JSON, and failures raise the library's errors (``NotFoundError``, ``InputError``,
     ``LLMNotConfiguredError``, ...; a refused key ``AccessDeniedError``, an unreachable service
     ``ServiceError``), each with the HTTP ``status`` and the service's ``code``. ``url`` and
-    ``api_key`` default to ``$ANCHORMEM_URL`` and ``$ANCHORMEM_API_KEY``. Keyword arguments a method
-    does not name (filters, say) are sent in the request body as given. An agent's own memory
+    ``api_key`` default to ``$ANCHORMEM_URL`` and ``$ANCHORMEM_API_KEY``. Keyword arguments ``add``,
+    ``search`` or ``answer`` do not name are sent in the request body as given. An agent's own memory
     (``user_id=None`` with an ``agent_id``) is the service's path user ``-``. Safe to share between
     threads (one ``httpx.Client`` connection pool).
     """
