@@ -19,6 +19,7 @@ from anchormem.server.keys import KeyRing
 
 ADMIN_KEY = "amk_test_admin"
 ALICE_KEY = "amk_test_alice"
+AGENTS_KEY = "amk_test_agents"  # agents' own memories only (the path user "-")
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class LiveServer:
     url: str
     admin_key: str = ADMIN_KEY
     alice_key: str = ALICE_KEY
+    agents_key: str = AGENTS_KEY
 
 
 def free_port() -> int:
@@ -37,8 +39,9 @@ def free_port() -> int:
 
 @contextmanager
 def serve(memory: Memory, **app_options: Any) -> Iterator[LiveServer]:
-    """Serve ``memory`` until the block ends; keys: ``ADMIN_KEY`` (every user), ``ALICE_KEY`` (alice)."""
-    keys = KeyRing.from_raw({ADMIN_KEY: [], ALICE_KEY: ["alice"]}, admin=[ADMIN_KEY])
+    """Serve ``memory`` until the block ends; keys: ``ADMIN_KEY`` (every user), ``ALICE_KEY`` (alice),
+    ``AGENTS_KEY`` (agents' own memories, the path user ``-``)."""
+    keys = KeyRing.from_raw({ADMIN_KEY: [], ALICE_KEY: ["alice"], AGENTS_KEY: ["-"]}, admin=[ADMIN_KEY])
     app = create_app(memory, keys, **app_options)
     # port 0: the system picks a free port when uvicorn binds, so parallel runs never collide
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from anchormem.client import AsyncClient, Client, calls
+from anchormem.client import AsyncClient, Client, reads
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.errors import (
@@ -86,7 +86,7 @@ def test_get_rebuilds_the_record_type_from_its_id(client: Client, memory: Memory
 
 def test_lists_are_read_page_by_page(client: Client, memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     fill(client)
-    monkeypatch.setattr(calls, "PAGE", 2)
+    monkeypatch.setattr(reads, "PAGE", 2)
     assert len(memory.turns(user_id="alice")) > 2
     assert client.turns(user_id="alice") == memory.turns(user_id="alice")
 
@@ -289,3 +289,21 @@ def test_clients_pass_sub_scopes_and_filters(client: Client, server: LiveServer,
             return await aclient.search("budget", user_id="alice", filters={"topic": "work"})
 
     assert [h.context.session for h in asyncio.run(run()).contexts] == ["1"]
+
+
+def test_a_misspelt_scope_keyword_is_a_type_error_not_another_memory() -> None:
+    client, seen = scripted(httpx.Response(200, json={"items": [], "next_offset": None}))
+    for call in (
+        lambda: client.turns(user_id="alice", agnet_id="coach"),  # type: ignore[call-arg]
+        lambda: client.stats(user_id="alice", run="r1"),  # type: ignore[call-arg]
+        lambda: client.delete(user_id="alice", all=True, agentid="coach"),  # type: ignore[call-arg]
+    ):
+        with pytest.raises(TypeError, match="unexpected keyword argument"):
+            call()
+    assert seen == []  # refused before anything was sent
+
+
+def test_an_agents_own_memory_is_the_path_user_dash() -> None:
+    client, seen = scripted(httpx.Response(200, json={"items": []}))
+    client.history(agent_id="coach")
+    assert seen[0].url.raw_path == b"/v1/users/-/history?agent_id=coach"

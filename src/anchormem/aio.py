@@ -10,7 +10,7 @@ lock, and reads see committed data. So concurrent ``await``\\ s on one ``AsyncMe
 they run on the loop's default executor (or the ``executor`` given), and contextvars travel with
 each call. Close it with ``await memory.aclose()`` or ``async with AsyncMemory(...) as memory``.
 
-The methods below are made from ``Memory``'s own (``search = InThread(Memory.search)``), so they take
+The methods below are made from ``Memory``'s own (``search = in_thread(Memory.search)``), so they take
 its parameters with its types and defaults. Methods of ``Memory`` not listed (a new one, say) are still
 offered: any public method of the wrapped facade is returned as a coroutine function that runs it in a
 worker thread.
@@ -21,45 +21,30 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor
 from pathlib import Path
-from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
+from typing import Any, Concatenate, ParamSpec, TypeVar, Unpack
 
+from anchormem.bound import Bound
 from anchormem.config import Settings
-from anchormem.embed.protocol import Embedder
-from anchormem.llm.protocol import LLM
-from anchormem.memory import Memory, Record
-from anchormem.store.protocol import Store
+from anchormem.facade_types import AsyncRecordsReader, ScopeArgs
+from anchormem.memory import Memory
+from anchormem.parts import GivenParts
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
-class InThread(Generic[P, R]):
+def in_thread(method: Callable[Concatenate[Memory, P], R]) -> Bound[AsyncMemory, P, Coroutine[Any, Any, R]]:
     """An :class:`AsyncMemory` method that runs the same-named method of the wrapped ``Memory`` in a
     worker thread: that method's parameters, types, defaults and docstring are this one's."""
+    name = method.__name__
 
-    def __init__(self, method: Callable[Concatenate[Memory, P], R]) -> None:
-        self.name = method.__name__
-        self.__doc__ = method.__doc__
+    async def call(memory: AsyncMemory, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return await memory._run(getattr(memory.sync, name), *args, **kwargs)
 
-    @overload
-    def __get__(self, memory: None, owner: type[AsyncMemory]) -> Self: ...
-    @overload
-    def __get__(self, memory: AsyncMemory, owner: type[AsyncMemory]) -> Callable[P, Coroutine[Any, Any, R]]: ...
-    def __get__(
-        self, memory: AsyncMemory | None, owner: type[AsyncMemory]
-    ) -> Self | Callable[P, Coroutine[Any, Any, R]]:
-        if memory is None:
-            return self
-        target: Callable[P, R] = getattr(memory.sync, self.name)
-
-        @functools.wraps(target)
-        async def method(*args: P.args, **kwargs: P.kwargs) -> R:
-            return await memory._run(target, *args, **kwargs)
-
-        return method
+    return Bound(call, method)
 
 
 class AsyncMemory:
@@ -70,15 +55,9 @@ class AsyncMemory:
     """
 
     def __init__(
-        self,
-        settings: Settings | None = None,
-        *,
-        store: Store | None = None,
-        embedder: Embedder | None = None,
-        llm: LLM | None = None,
-        executor: Executor | None = None,
+        self, settings: Settings | None = None, *, executor: Executor | None = None, **parts: Unpack[GivenParts]
     ) -> None:
-        self.sync = Memory(settings, store=store, embedder=embedder, llm=llm)
+        self.sync = Memory(settings, **parts)
         self._executor = executor
 
     @classmethod
@@ -103,37 +82,37 @@ class AsyncMemory:
         call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
         return await loop.run_in_executor(self._executor, call)
 
-    # -- ingest and query --------------------------------------------------------------------------------
+    # -- the methods of Memory, each run in a worker thread (see anchormem.bound) -------------------------
 
-    add = InThread(Memory.add)
-    add_all = InThread(Memory.add_all)
-    search = InThread(Memory.search)
-    answer = InThread(Memory.answer)
+    add = in_thread(Memory.add)
+    add_all = in_thread(Memory.add_all)
+    search = in_thread(Memory.search)
+    answer = in_thread(Memory.answer)
+    turns = in_thread(Memory.turns)
+    contexts = in_thread(Memory.contexts)
+    facts = in_thread(Memory.facts)
+    events = in_thread(Memory.events)
+    get = in_thread(Memory.get)
+    stats = in_thread(Memory.stats)
+    users = in_thread(Memory.users)
+    update = in_thread(Memory.update)
+    delete = in_thread(Memory.delete)
+    history = in_thread(Memory.history)
+    import_records = in_thread(Memory.import_records)
 
-    # -- inspect -----------------------------------------------------------------------------------------
+    # -- written out: a result typed by its kind, and a lazy iterator read to its end -------------------
 
-    turns = InThread(Memory.turns)
-    contexts = InThread(Memory.contexts)
-    facts = InThread(Memory.facts)
-    events = InThread(Memory.events)
-
-    async def records(self, kind: str, **scope: Any) -> Sequence[Record]:
-        return await self._run(lambda: self.sync.records(kind, **scope))
-
-    get = InThread(Memory.get)
-    stats = InThread(Memory.stats)
-    users = InThread(Memory.users)
-
-    # -- lifecycle ---------------------------------------------------------------------------------------
-
-    update = InThread(Memory.update)
-    delete = InThread(Memory.delete)
-    history = InThread(Memory.history)
-    import_records = InThread(Memory.import_records)
-
-    async def export(self, **scope: Any) -> list[dict[str, Any]]:
+    async def export(self, **scope: Unpack[ScopeArgs]) -> list[dict[str, Any]]:
         """:meth:`Memory.export`, read to the end in a worker thread (the sync one is a lazy iterator)."""
         return await self._run(lambda: list(self.sync.export(**scope)))
+
+    @property
+    def records(self) -> AsyncRecordsReader:
+        """:meth:`Memory.records`, awaitable."""
+        return self._records
+
+    async def _records(self, kind: str, **scope: Unpack[ScopeArgs]) -> list[Any]:
+        return await self._run(lambda: self.sync.records(kind, **scope))
 
     # -- other methods of the facade, and closing --------------------------------------------------------
 

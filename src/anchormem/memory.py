@@ -7,22 +7,31 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Any, Unpack
 
 from anchormem.closeable import Closeable
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
-from anchormem.errors import InputError, NotFoundError
+from anchormem.errors import InputError
+from anchormem.facade_types import (
+    SCOPE_KEYS,
+    SEARCH_KEYS,
+    Record,
+    RecordsReader,
+    ScopeArgs,
+    SearchArgs,
+    scope_ids,
+)
 from anchormem.ingest.messages import as_messages, parse_messages
 from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.precomputed import load_precomputed
 from anchormem.ingest.sources import Conversation, is_locomo, load_conversations, parse_locomo
 from anchormem.ingester import Ingester
-from anchormem.lifecycle.edit import check_update
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.lifecycle.manager import Lifecycle
 from anchormem.llm.accounting import Accounting
 from anchormem.llm.protocol import LLM, Completion
+from anchormem.memory_records import RECORD_KINDS, MemoryRecords, RecordKind
 from anchormem.model import (
     Answer,
     Context,
@@ -38,22 +47,20 @@ from anchormem.model import (
     Turn,
     UpdateReport,
 )
-from anchormem.parts import Parts
+from anchormem.parts import GivenParts, Parts
 from anchormem.query.answer import read
 from anchormem.query.cache import SnapshotCache
 from anchormem.query.retrieve import RECIPES, retrieve
 from anchormem.query.snapshot import ScopeSnapshot
-from anchormem.scopes import check_query, describe, make_scope
-from anchormem.search_filters import TimeBound, make_filters, restrict
+from anchormem.scopes import check_query, make_scope
+from anchormem.search_filters import make_filters, restrict
 from anchormem.store.protocol import Store
 from anchormem.validation import check_search
 
 Source = str | Mapping[str, Any] | Sequence[Mapping[str, Any]] | Conversation | Path
 """What ``add`` takes: a plain string (one user message), one message, a list of messages, a
 :class:`Conversation`, or a :class:`~pathlib.Path` to a file (LoCoMo, or JSON/JSONL messages)."""
-Record = Turn | Context | Fact | Event
-RecordKind = Literal["turns", "contexts", "facts", "events"]
-RECORD_KINDS: tuple[RecordKind, ...] = ("turns", "contexts", "facts", "events")
+__all__ = ["RECORD_KINDS", "Memory", "Record", "RecordKind", "Source"]
 
 
 class Memory(Closeable):
@@ -65,26 +72,26 @@ class Memory(Closeable):
 
     The facade holds no algorithm; it composes its :class:`~anchormem.parts.Parts` (store,
     embedder, LLM), per-user :class:`~anchormem.lifecycle.locks.WriterLocks`, a
-    :class:`~anchormem.query.cache.SnapshotCache`, an :class:`~anchormem.ingester.Ingester`
-    and a :class:`~anchormem.lifecycle.manager.Lifecycle`. ``accounting`` sums the LLM use of every
-    call in this process; each call also counts its own, and that is what is stored for its scope.
+    :class:`~anchormem.query.cache.SnapshotCache`, an :class:`~anchormem.ingester.Ingester`,
+    a :class:`~anchormem.lifecycle.manager.Lifecycle` and :class:`~anchormem.memory_records.MemoryRecords`
+    (reading and changing stored records). ``accounting`` sums the LLM use of every call in this
+    process; each call also counts its own, and that is what is stored for its scope.
+
+    A method that names a memory takes its scope as keywords, each ``None`` by default: ``user_id``,
+    ``agent_id``, ``run_id`` (:class:`~anchormem.facade_types.ScopeArgs`); ``search`` and ``answer``
+    also ``k``, ``variant`` and the narrowing keywords of :class:`~anchormem.facade_types.SearchArgs`.
+    A keyword none of them names is a :class:`TypeError`.
     """
 
-    def __init__(
-        self,
-        settings: Settings | None = None,
-        *,
-        store: Store | None = None,
-        embedder: Embedder | None = None,
-        llm: LLM | None = None,
-    ) -> None:
+    def __init__(self, settings: Settings | None = None, **parts: Unpack[GivenParts]) -> None:
         self.settings = settings or Settings()
         self.accounting = Accounting()
-        self._parts = Parts(self.settings, store=store, embedder=embedder, llm=llm)
+        self._parts = Parts(self.settings, **parts)
         self._snapshots = SnapshotCache(self._parts)
         locks = WriterLocks()
         self._ingester = Ingester(self._parts, locks, self.accounting)
         self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester.rebuild, self._ingester.made_by)
+        self._records = MemoryRecords(self._parts, self._lifecycle)
 
     @classmethod
     def from_env(cls, config_file: str | Path | None = None, **overrides: Any) -> Memory:
@@ -95,14 +102,17 @@ class Memory(Closeable):
 
     @property
     def store(self) -> Store:
+        """The store (the given one, else the settings' ``store_location``, opened on first use)."""
         return self._parts.store
 
     @property
     def embedder(self) -> Embedder:
+        """The embedding model (the given one, else the settings' backend, loaded on first use)."""
         return self._parts.embedder
 
     @property
     def llm(self) -> LLM | None:
+        """The LLM (the given one, else the configured one), or ``None`` when none is configured."""
         return self._parts.llm
 
     # -- ingest ------------------------------------------------------------------------------------------
@@ -111,13 +121,11 @@ class Memory(Closeable):
         self,
         source: Source,
         *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
         sample: str | None = None,
         facts: str | Path | None = None,
         events: str | Path | None = None,
         progress: Progress | None = None,
+        **scope: Unpack[ScopeArgs],
     ) -> IngestReport:
         """Add messages (or a whole conversation) to a user's memory.
 
@@ -139,10 +147,9 @@ class Memory(Closeable):
         attach precomputed facts and events instead of extracting them. A re-run resumes
         extraction that failed.
         """
-        scope = make_scope(user_id, agent_id, run_id)
         conversation = self._conversation(source, sample)
         pre = load_precomputed(facts, events, sample_id=conversation.name if sample or facts or events else None)
-        return self._ingester.add(scope, conversation.turns, pre, progress)
+        return self._ingester.add(self._scope(scope, "add"), conversation.turns, pre, progress)
 
     def _conversation(self, source: Source, sample: str | None) -> Conversation:
         if isinstance(source, Conversation):
@@ -184,22 +191,7 @@ class Memory(Closeable):
         """The scope's memory as retrieval sees it (cached until the scope changes)."""
         return self._snapshots.get(scope)
 
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        k: int | None = None,
-        max_contexts: int | None = None,
-        variant: str | None = None,
-        include_subscopes: bool = True,
-        filters: Mapping[str, Any] | None = None,
-        session: str | None = None,
-        since: TimeBound | None = None,
-        until: TimeBound | None = None,
-    ) -> SearchResult:
+    def search(self, query: str, *, max_contexts: int | None = None, **options: Unpack[SearchArgs]) -> SearchResult:
         """Memories for ``query``: contexts (with their anchor facts) and events, with provenance.
 
         The scope is a user, an agent (``agent_id`` alone: the agent's own memory), or either narrowed
@@ -224,10 +216,16 @@ class Memory(Closeable):
         the wrong type raises :class:`InputError` naming the field.
         """
         query = check_query(query)
+        k, variant = options.get("k"), options.get("variant")
         check_search(k, max_contexts, variant, RECIPES)
-        scope = make_scope(user_id, agent_id, run_id)
-        wanted = make_filters(filters, session=session, since=since, until=until)
-        snap = self._snapshots.covering(scope, include_subscopes=include_subscopes)
+        scope = self._scope(options, "search", SEARCH_KEYS)
+        wanted = make_filters(
+            options.get("filters"),
+            session=options.get("session"),
+            since=options.get("since"),
+            until=options.get("until"),
+        )
+        snap = self._snapshots.covering(scope, include_subscopes=options.get("include_subscopes", True))
         if snap is None:  # nothing stored for this scope (yet, or any more)
             return SearchResult(query=query, contexts=(), events=())
         settings = self.settings.retrieval
@@ -246,165 +244,65 @@ class Memory(Closeable):
         self.accounting.record("retrieval", Completion(text=""), time.perf_counter() - started)
         return result
 
-    def answer(
-        self,
-        question: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        k: int | None = None,
-        variant: str | None = None,
-        reader: LLM | None = None,
-        include_subscopes: bool = True,
-        filters: Mapping[str, Any] | None = None,
-        session: str | None = None,
-        since: TimeBound | None = None,
-        until: TimeBound | None = None,
-    ) -> Answer:
+    def answer(self, question: str, *, reader: LLM | None = None, **options: Unpack[SearchArgs]) -> Answer:
         """Answer from memory with the reader LLM (``reader``, else the configured LLM);
         the answer cites the turn ids it drew on. The memories are those :meth:`search` returns for
         the same scope, ``include_subscopes`` and filters. The reader's usage is stored for the scope
         (phase ``answering`` of :meth:`stats`)."""
+        scope = self._scope(options, "answer", SEARCH_KEYS)
         llm = reader or self._parts.require_llm("answering")
-        memories = self.search(
-            question,
-            user_id=user_id,
-            agent_id=agent_id,
-            run_id=run_id,
-            k=k,
-            variant=variant,
-            include_subscopes=include_subscopes,
-            filters=filters,
-            session=session,
-            since=since,
-            until=until,
-        )
+        memories = self.search(question, **options)
         call = self.accounting.child()
         try:
             return read(call.wrap(llm, "answering"), question, memories)
         finally:
             used = call.used()
             if used:
-                self.store.record_usage(make_scope(user_id, agent_id, run_id), used)
+                self.store.record_usage(scope, used)
 
     # -- inspect -------------------------------------------------------------------------------------------
 
-    def turns(
-        self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
-    ) -> list[Turn]:
+    def turns(self, **scope: Unpack[ScopeArgs]) -> list[Turn]:
         """Every turn of a memory, in conversation order."""
-        return self.store.turns(self._existing(user_id, agent_id, run_id))
+        return self._records.records("turns", self._scope(scope, "turns"))
 
-    def contexts(
-        self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
-    ) -> list[Context]:
+    def contexts(self, **scope: Unpack[ScopeArgs]) -> list[Context]:
         """Every context (3-turn window) of a memory, in conversation order."""
-        return self.store.contexts(self._existing(user_id, agent_id, run_id))
+        return self._records.records("contexts", self._scope(scope, "contexts"))
 
-    def facts(
-        self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
-    ) -> list[Fact]:
+    def facts(self, **scope: Unpack[ScopeArgs]) -> list[Fact]:
         """Every fact (anchor) of a memory."""
-        return self.store.facts(self._existing(user_id, agent_id, run_id))
+        return self._records.records("facts", self._scope(scope, "facts"))
 
-    def events(
-        self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
-    ) -> list[Event]:
+    def events(self, **scope: Unpack[ScopeArgs]) -> list[Event]:
         """Every event of a memory."""
-        return self.store.events(self._existing(user_id, agent_id, run_id))
+        return self._records.records("events", self._scope(scope, "events"))
 
-    @overload
-    def records(
-        self,
-        kind: Literal["turns"],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-    ) -> list[Turn]: ...
-    @overload
-    def records(
-        self,
-        kind: Literal["contexts"],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-    ) -> list[Context]: ...
-    @overload
-    def records(
-        self,
-        kind: Literal["facts"],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-    ) -> list[Fact]: ...
-    @overload
-    def records(
-        self,
-        kind: Literal["events"],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-    ) -> list[Event]: ...
-    @overload
-    def records(
-        self, kind: str, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
-    ) -> Sequence[Record]: ...
-    def records(
-        self, kind: str, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
-    ) -> Sequence[Record]:
-        """The records of one kind named at run time (``turns``, ``contexts``, ``facts`` or ``events``),
-        for shells that take the kind as input; code that knows the kind calls :meth:`turns`,
-        :meth:`contexts`, :meth:`facts` or :meth:`events`."""
-        if kind == "turns":
-            return self.turns(user_id=user_id, agent_id=agent_id, run_id=run_id)
-        if kind == "contexts":
-            return self.contexts(user_id=user_id, agent_id=agent_id, run_id=run_id)
-        if kind == "facts":
-            return self.facts(user_id=user_id, agent_id=agent_id, run_id=run_id)
-        if kind == "events":
-            return self.events(user_id=user_id, agent_id=agent_id, run_id=run_id)
-        raise InputError(f"unknown kind {kind!r}; choose {', '.join(RECORD_KINDS)}")
+    @property
+    def records(self) -> RecordsReader:
+        """``records(kind, *, user_id=None, agent_id=None, run_id=None)``: the records of one kind named at
+        run time (``turns``, ``contexts``, ``facts`` or ``events``), for shells that take the kind as
+        input; code that knows the kind calls :meth:`turns`, :meth:`contexts`, :meth:`facts` or
+        :meth:`events`."""
+        return self._records_of
 
-    def get(
-        self, record_id: str, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
-    ) -> Record:
+    def _records_of(self, kind: str, **scope: Unpack[ScopeArgs]) -> list[Any]:
+        return self._records.records(kind, self._scope(scope, "records"))
+
+    def get(self, record_id: str, **scope: Unpack[ScopeArgs]) -> Record:
         """One record by id: a context (``c-…``), fact (``f-…``), event (``e-…``) or turn id."""
-        kinds: dict[str, RecordKind] = {"c-": "contexts", "f-": "facts", "e-": "events"}
-        kind = kinds.get(record_id[:2], "turns")
-        for record in self.records(kind, user_id=user_id, agent_id=agent_id, run_id=run_id):
-            if record.id == record_id:
-                return record
-        raise NotFoundError(f"no {kind[:-1]} {record_id!r} in the memory of {describe(make_scope(user_id, agent_id))}")
+        return self._records.get(record_id, self._scope(scope, "get"))
 
-    def stats(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None) -> Stats:
+    def stats(self, **scope: Unpack[ScopeArgs]) -> Stats:
         """Counts of a memory's records and its stored LLM usage per phase (extraction, integration, answering)."""
-        scope = self._existing(user_id, agent_id, run_id)
-        states = self.store.extraction_states(scope)
-        turns = self.store.turns(scope)
-        return Stats(
-            contexts=len(states),
-            facts=len(self.store.facts(scope)),
-            events=len(self.store.events(scope)),
-            turns=len(turns),
-            sessions=len({t.session for t in turns}),
-            pending_extractions=sum(s.status == "pending" for s in states),
-            failed_extractions=sum(s.status == "failed" for s in states),
-            usage=self.store.usage(scope),
-        )
+        return self._records.stats(self._scope(scope, "stats"))
 
     def users(self) -> list[Scope]:
         return self.store.scopes()
 
-    def _existing(self, user_id: str | None, agent_id: str | None, run_id: str | None) -> Scope:
-        scope = make_scope(user_id, agent_id, run_id)
-        if self.store.version(scope) == 0:
-            raise NotFoundError(f"no memory for {describe(scope)}")
-        return scope
+    @staticmethod
+    def _scope(args: Mapping[str, Any], method: str, allowed: frozenset[str] = SCOPE_KEYS) -> Scope:
+        return make_scope(*scope_ids(args, method, allowed))
 
     # -- lifecycle: edit, forget, history, export, import -----------------------------------------------
 
@@ -421,19 +319,16 @@ class Memory(Closeable):
         never the texts). An unknown turn raises :class:`NotFoundError`; text that is empty or too long
         :class:`InputError`; the text it already has changes nothing (``updated`` False).
         """
-        turn_id, text = check_update(turn_id, text)
-        return self._lifecycle.update(make_scope(user_id, agent_id, run_id), turn_id, text)
+        return self._records.update(make_scope(user_id, agent_id, run_id), turn_id, text)
 
     def delete(
         self,
         *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
         session: str | None = None,
         turn: str | None = None,
         context: str | None = None,
         all: bool = False,
+        **scope: Unpack[ScopeArgs],
     ) -> DeleteReport:
         """Forget one session, turn or context (its turns), or ``all`` of a memory.
 
@@ -443,26 +338,15 @@ class Memory(Closeable):
         turns of a touched session are re-cut into windows. ``all`` with only ``user_id``
         deletes every agent and run of that user. Exactly one target must be given.
         """
-        if sum(x is not None for x in (session, turn, context)) + bool(all) != 1:
-            raise InputError("delete needs exactly one target: session, turn, context or all")
-        return self._lifecycle.delete(make_scope(user_id, agent_id, run_id), session, turn, context, all)
+        return self._records.delete(self._scope(scope, "delete"), session, turn, context, all)
 
-    def history(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        limit: int | None = None,
-    ) -> list[HistoryEntry]:
+    def history(self, *, limit: int | None = None, **scope: Unpack[ScopeArgs]) -> list[HistoryEntry]:
         """The append-only record of changes to a memory (and its agent/run scopes), oldest first."""
-        return self._lifecycle.history(make_scope(user_id, agent_id, run_id), limit)
+        return self._lifecycle.history(self._scope(scope, "history"), limit)
 
-    def export(
-        self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
-    ) -> Iterator[dict[str, Any]]:
+    def export(self, **scope: Unpack[ScopeArgs]) -> Iterator[dict[str, Any]]:
         """A user's memory (every agent/run scope under it unless narrowed) as JSONL-ready records."""
-        return self._lifecycle.export(make_scope(user_id, agent_id, run_id))
+        return self._lifecycle.export(self._scope(scope, "export"))
 
     def import_records(self, records: Iterable[Mapping[str, Any]]) -> ImportReport:
         """Load an export into empty scopes of this store; validates everything before writing."""

@@ -6,6 +6,8 @@ settings say what to open. Nothing is opened before it is needed.
 
 from __future__ import annotations
 
+from typing import TypedDict, Unpack
+
 from anchormem.config import Settings
 from anchormem.embed.factory import open_embedder
 from anchormem.embed.protocol import Embedder
@@ -16,21 +18,26 @@ from anchormem.store.factory import open_store
 from anchormem.store.protocol import Store
 
 
+class GivenParts(TypedDict, total=False):
+    """Ready-made parts a memory is built with (``Memory(settings, store=..., embedder=..., llm=...)``);
+    each left out (or ``None``) is opened from the settings on first use."""
+
+    store: Store | None
+    embedder: Embedder | None
+    llm: LLM | None
+
+
 class Parts:
     """Store, embedder and LLM of one memory, opened lazily from ``settings``."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        *,
-        store: Store | None = None,
-        embedder: Embedder | None = None,
-        llm: LLM | None = None,
-    ) -> None:
+    def __init__(self, settings: Settings, **given: Unpack[GivenParts]) -> None:
+        unknown = sorted(set(given) - GivenParts.__optional_keys__)
+        if unknown:
+            raise TypeError(f"unexpected keyword argument {unknown[0]!r}; the parts are store, embedder and llm")
         self.settings = settings
-        self._store = store
-        self._embedder = embedder
-        self._llm = llm
+        self._store = given.get("store")
+        self._embedder = given.get("embedder")
+        self._llm = given.get("llm")
 
     @property
     def store(self) -> Store:

@@ -8,6 +8,7 @@ from anchormem.validation import bad_character, check_scope_id
 
 MAX_QUERY_CHARS = 10_000
 NO_USER = ""  # the user id of an agent's own memory (a scope with an agent and no user)
+NO_USER_IN_PATH = "-"  # the REST path's user of an agent's own memory: /v1/users/-/...?agent_id=...
 
 
 def make_scope(user_id: str | None, agent_id: str | None = None, run_id: str | None = None) -> Scope:

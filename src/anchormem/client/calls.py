@@ -1,6 +1,8 @@
 """What each client method asks of the REST API and how it reads the answers, written once for both
 clients: a method is a generator (a *flow*) that yields :class:`Call`\\ s (and :data:`POLL` while it
-polls a background job), is sent each call's :class:`Reply`, and returns the method's result.
+polls a background job), is sent each call's :class:`Reply`, and returns the method's result. This
+module holds the flows that write and query (add, search, answer, update, delete);
+:mod:`anchormem.client.reads` those that read records, history, exports and counts.
 :class:`~anchormem.client.sync.Client` drives flows with blocking I/O,
 :class:`~anchormem.client.aio.AsyncClient` with ``await``.
 
@@ -11,39 +13,23 @@ arguments with the same types and defaults, and return the same results (awaited
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 from urllib.parse import quote
 
 from anchormem.client.errors import error_from_code
-from anchormem.deserialize import RECORD_TYPES, from_jsonable, record_type
+from anchormem.deserialize import from_jsonable
 from anchormem.errors import InputError
+from anchormem.facade_types import ScopeArgs, SearchArgs, scope_ids
 from anchormem.ingest.messages import as_messages
 from anchormem.ingest.sources import Conversation, is_locomo, read_json_file
-from anchormem.model import (
-    Answer,
-    Context,
-    DeleteReport,
-    Event,
-    Fact,
-    HistoryEntry,
-    IngestReport,
-    Scope,
-    SearchResult,
-    Stats,
-    Turn,
-    UpdateReport,
-)
+from anchormem.model import Answer, DeleteReport, IngestReport, SearchResult, Turn, UpdateReport
+from anchormem.scopes import NO_USER, NO_USER_IN_PATH
 
 T = TypeVar("T")
-Record = Turn | Context | Fact | Event
-
-PAGE = 1000
-"""Records asked for per page when a client lists a memory (the service's largest page)."""
 
 
 @dataclass(frozen=True)
@@ -72,18 +58,23 @@ class Reply:
 Flow = Generator[Call | Poll, Reply, T]
 
 
-def signature(flow: Callable[..., Flow[Any]]) -> inspect.Signature:
-    """A flow's signature as its client method has it: the same parameters, no return annotation."""
-    return inspect.signature(flow).replace(return_annotation=inspect.Signature.empty)
-
-
-def _user(user_id: str) -> str:
+def user_path(scope: Mapping[str, Any]) -> str:
+    """The path of a scope's user: ``/v1/users/<user_id>``, or ``/v1/users/-`` for an agent's own memory
+    (no user, an ``agent_id``)."""
+    user_id = scope.get("user_id")
+    if user_id is None or user_id == NO_USER:
+        if scope.get("agent_id") is None:
+            raise InputError("user_id or agent_id is required")
+        return f"/v1/users/{NO_USER_IN_PATH}"
     if not isinstance(user_id, str) or not user_id.strip():
         raise InputError("user_id must be a non-empty string")
     return f"/v1/users/{quote(user_id, safe='')}"
 
 
-def _scope(agent_id: str | None, run_id: str | None) -> dict[str, Any]:
+def scope_params(scope: Mapping[str, Any], method: str) -> dict[str, Any]:
+    """The ids a request names besides its path's user (a body's or query's ``agent_id``, ``run_id``). A
+    keyword that is not a scope id is a :class:`TypeError`, as for a function that does not name it."""
+    _, agent_id, run_id = scope_ids(scope, method)
     return {k: v for k, v in (("agent_id", agent_id), ("run_id", run_id)) if v is not None}
 
 
@@ -133,22 +124,20 @@ def _message(turn: Turn) -> dict[str, Any]:
 def add(
     source: Any,
     *,
-    user_id: str,
-    agent_id: str | None = None,
-    run_id: str | None = None,
     background: bool | None = None,
     idempotency_key: str | None = None,
     sample: str | None = None,
-    **extra: Any,
+    **scope: Unpack[ScopeArgs],
 ) -> Flow[IngestReport]:
     """Add messages (a list, one message dict, or a plain string as one user message), a LoCoMo
     sample, a :class:`Conversation` or a :class:`~pathlib.Path` to a file (``sample`` picks one
     conversation of a LoCoMo file). A background ingest (``background=True``, or a large add) is
     polled until it ends."""
-    body = {**_messages(source, sample), **_scope(agent_id, run_id), **extra}
+    user, extra = user_path(scope), {k: v for k, v in scope.items() if k != "user_id"}  # unnamed keywords as given
+    body = {**_messages(source, sample), **{k: v for k, v in extra.items() if v is not None}}
     if background is not None:
         body["background"] = background
-    reply = yield Call("POST", f"{_user(user_id)}/memories", json=body, headers=_idempotent(idempotency_key))
+    reply = yield Call("POST", f"{user}/memories", json=body, headers=_idempotent(idempotency_key))
     if reply.status != 202:
         return from_jsonable(IngestReport, reply.data)
     job, status = reply.data, reply.status
@@ -160,179 +149,56 @@ def add(
             message = str(error.get("message") or "the background ingest failed")
             raise error_from_code(str(error.get("code") or "internal_error"), message, status)
         yield POLL
-        polled = yield Call("GET", f"{_user(user_id)}/jobs/{quote(str(job['id']), safe='')}")
+        polled = yield Call("GET", f"{user}/jobs/{quote(str(job['id']), safe='')}")
         job, status = polled.data, polled.status
 
 
-def post(
-    endpoint: str, result: type[T], field_name: str, text: str, *, user_id: str, body: Mapping[str, Any]
-) -> Flow[T]:
-    """``search`` and ``answer``: a POST of ``{field_name: text, **body}`` (``None`` values left out)."""
-    payload = {field_name: text, **{k: v for k, v in body.items() if v is not None}}
-    reply = yield Call("POST", f"{_user(user_id)}/{endpoint}", json=payload)
+def _ask(endpoint: str, result: type[T], body: Mapping[str, Any]) -> Flow[T]:
+    """``search`` and ``answer``: a POST of ``body`` to the scope's ``endpoint``. ``None`` values are left
+    out, and so is ``include_subscopes=True`` (the service's default); a ``datetime`` bound goes as ISO 8601
+    and keywords the method does not name go as given."""
+    payload = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in body.items() if k != "user_id"}
+    if isinstance(body.get("filters"), Mapping):
+        payload["filters"] = dict(body["filters"])
+    if payload.get("include_subscopes") is True:
+        del payload["include_subscopes"]
+    reply = yield Call(
+        "POST", f"{user_path(body)}/{endpoint}", json={k: v for k, v in payload.items() if v is not None}
+    )
     return from_jsonable(result, reply.data)
 
 
-def search(
-    query: str,
-    *,
-    user_id: str,
-    agent_id: str | None = None,
-    run_id: str | None = None,
-    k: int | None = None,
-    max_contexts: int | None = None,
-    variant: str | None = None,
-    include_subscopes: bool = True,
-    filters: Mapping[str, Any] | None = None,
-    session: str | None = None,
-    since: str | int | float | datetime | None = None,
-    until: str | int | float | datetime | None = None,
-    **extra: Any,
-) -> Flow[SearchResult]:
-    body = dict(agent_id=agent_id, run_id=run_id, k=k, max_contexts=max_contexts, variant=variant, **extra)
-    body.update(_narrowing(include_subscopes, filters, session, since, until))
-    return post("search", SearchResult, "query", query, user_id=user_id, body=body)
+def search(query: str, *, max_contexts: int | None = None, **options: Unpack[SearchArgs]) -> Flow[SearchResult]:
+    return _ask("search", SearchResult, {"query": query, "max_contexts": max_contexts, **options})
 
 
-def answer(
-    question: str,
-    *,
-    user_id: str,
-    agent_id: str | None = None,
-    run_id: str | None = None,
-    k: int | None = None,
-    variant: str | None = None,
-    include_subscopes: bool = True,
-    filters: Mapping[str, Any] | None = None,
-    session: str | None = None,
-    since: str | int | float | datetime | None = None,
-    until: str | int | float | datetime | None = None,
-    **extra: Any,
-) -> Flow[Answer]:
-    body = dict(agent_id=agent_id, run_id=run_id, k=k, variant=variant, **extra)
-    body.update(_narrowing(include_subscopes, filters, session, since, until))
-    return post("answer", Answer, "question", question, user_id=user_id, body=body)
-
-
-def _narrowing(
-    include_subscopes: bool,
-    filters: Mapping[str, Any] | None,
-    session: str | None,
-    since: str | int | float | datetime | None,
-    until: str | int | float | datetime | None,
-) -> dict[str, Any]:
-    """The body fields of a search's sub-scopes and filters (a ``datetime`` bound sent as ISO 8601)."""
-    return {
-        "include_subscopes": None if include_subscopes is True else include_subscopes,
-        "filters": dict(filters) if isinstance(filters, Mapping) else filters,
-        "session": session,
-        "since": since.isoformat() if isinstance(since, datetime) else since,
-        "until": until.isoformat() if isinstance(until, datetime) else until,
-    }
-
-
-def records(kind: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[list[Any]]:
-    """Every record of one kind, page by page."""
-    if kind not in RECORD_TYPES:
-        raise InputError(f"unknown kind {kind!r}; choose {', '.join(RECORD_TYPES)}")
-    out: list[Any] = []
-    offset: int | None = 0
-    while offset is not None:
-        params = {**_scope(agent_id, run_id), "offset": offset, "limit": PAGE}
-        page = (yield Call("GET", f"{_user(user_id)}/memories/{kind}", params=params)).data
-        out.extend(
-            from_jsonable(RECORD_TYPES[kind], item, f"{kind}[{offset + i}]") for i, item in enumerate(page["items"])
-        )
-        offset = page.get("next_offset")
-    return out
-
-
-def turns(*, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[list[Turn]]:
-    return records("turns", user_id=user_id, agent_id=agent_id, run_id=run_id)
-
-
-def contexts(*, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[list[Context]]:
-    return records("contexts", user_id=user_id, agent_id=agent_id, run_id=run_id)
-
-
-def facts(*, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[list[Fact]]:
-    return records("facts", user_id=user_id, agent_id=agent_id, run_id=run_id)
-
-
-def events(*, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[list[Event]]:
-    return records("events", user_id=user_id, agent_id=agent_id, run_id=run_id)
-
-
-def get(record_id: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[Record]:
-    path = f"{_user(user_id)}/records/{quote(record_id, safe='')}"
-    reply = yield Call("GET", path, params=_scope(agent_id, run_id))
-    return from_jsonable(record_type(record_id), reply.data)
+def answer(question: str, **options: Unpack[SearchArgs]) -> Flow[Answer]:
+    return _ask("answer", Answer, {"question": question, **options})
 
 
 def update(
-    turn_id: str,
-    text: str,
-    *,
-    user_id: str,
-    agent_id: str | None = None,
-    run_id: str | None = None,
-    idempotency_key: str | None = None,
+    turn_id: str, text: str, *, idempotency_key: str | None = None, **scope: Unpack[ScopeArgs]
 ) -> Flow[UpdateReport]:
     """Replace one turn's text; what came from the old text is derived again from the new."""
     if not isinstance(turn_id, str) or not turn_id:
         raise InputError("turn_id must be a non-empty string")
-    body = {"text": text, **_scope(agent_id, run_id)}
-    path = f"{_user(user_id)}/memories/turns/{quote(turn_id, safe='')}"
-    reply = yield Call("PUT", path, json=body, headers=_idempotent(idempotency_key))
+    path = f"{user_path(scope)}/memories/turns/{quote(turn_id, safe='')}"
+    reply = yield Call(
+        "PUT", path, json={"text": text, **scope_params(scope, "update")}, headers=_idempotent(idempotency_key)
+    )
     return from_jsonable(UpdateReport, reply.data)
 
 
 def delete(
     *,
-    user_id: str,
-    agent_id: str | None = None,
-    run_id: str | None = None,
     session: str | None = None,
     turn: str | None = None,
     context: str | None = None,
     all: bool = False,
     idempotency_key: str | None = None,
+    **scope: Unpack[ScopeArgs],
 ) -> Flow[DeleteReport]:
-    target = {"session": session, "turn": turn, "context": context, "all": all}
-    params = {**_scope(agent_id, run_id), **{k: v for k, v in target.items() if v not in (None, False)}}
-    if params.get("all") is True:
-        params["all"] = "true"
-    reply = yield Call("DELETE", f"{_user(user_id)}/memories", params=params, headers=_idempotent(idempotency_key))
+    target = {"session": session, "turn": turn, "context": context, "all": "true" if all is True else all}
+    params = {**scope_params(scope, "delete"), **{k: v for k, v in target.items() if v not in (None, False)}}
+    reply = yield Call("DELETE", f"{user_path(scope)}/memories", params=params, headers=_idempotent(idempotency_key))
     return from_jsonable(DeleteReport, reply.data)
-
-
-def history(
-    *, user_id: str, agent_id: str | None = None, run_id: str | None = None, limit: int | None = None
-) -> Flow[list[HistoryEntry]]:
-    params = {**_scope(agent_id, run_id), **({"limit": limit} if limit is not None else {})}
-    reply = yield Call("GET", f"{_user(user_id)}/history", params=params)
-    return from_jsonable(list[HistoryEntry], reply.data["items"], "history")
-
-
-def export(*, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[list[dict[str, Any]]]:
-    reply = yield Call("GET", f"{_user(user_id)}/export", params=_scope(agent_id, run_id), lines=True)
-    records: list[dict[str, Any]] = reply.data
-    return records
-
-
-def stats(*, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> Flow[Stats]:
-    reply = yield Call("GET", f"{_user(user_id)}/stats", params=_scope(agent_id, run_id))
-    return from_jsonable(Stats, reply.data)
-
-
-def users() -> Flow[list[Scope]]:
-    """The memories (scopes) this client's key may access."""
-    reply = yield Call("GET", "/v1/users")
-    return from_jsonable(list[Scope], reply.data["users"], "users")
-
-
-def health() -> Flow[dict[str, Any]]:
-    """The service's liveness answer (``status``, ``version``, ``jobs_running``); needs no key."""
-    reply = yield Call("GET", "/v1/health")
-    data: dict[str, Any] = reply.data
-    return data

@@ -2,142 +2,85 @@
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, Generic, Literal, ParamSpec, Self, TypeVar, overload
+from typing import Any, ParamSpec, Self, TypeVar, Unpack
 
 import httpx
 
-from anchormem.client import calls
-from anchormem.client.calls import Call, Flow, Poll, Record, signature
-from anchormem.client.errors import unreachable
-from anchormem.client.transport import DEFAULT_TIMEOUT, base_url, headers, reply, request_args
-from anchormem.model import Context, Event, Fact, Turn
+from anchormem.bound import Bound
+from anchormem.client import calls, reads
+from anchormem.client.calls import Flow
+from anchormem.client.transport import Exchange, Remote, drive, run_blocking
+from anchormem.facade_types import RecordsReader, ScopeArgs
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 
-class Blocking(Generic[P, T]):
+def blocking(flow: Callable[P, Flow[T]]) -> Bound[Client, P, T]:
     """A :class:`Client` method that runs a flow of :mod:`~anchormem.client.calls` with blocking I/O:
     the flow's arguments, types, defaults and docstring are the method's."""
 
-    def __init__(self, flow: Callable[P, Flow[T]]) -> None:
-        self.flow = flow
-        self.__doc__ = flow.__doc__
-        self.signature = signature(flow)
+    def call(client: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return run_blocking(drive(flow(*args, **kwargs), client._io))
 
-    @overload
-    def __get__(self, client: None, owner: type[Client]) -> Self: ...
-    @overload
-    def __get__(self, client: Client, owner: type[Client]) -> Callable[P, T]: ...
-    def __get__(self, client: Client | None, owner: type[Client]) -> Self | Callable[P, T]:
-        if client is None:
-            return self
-        flow = self.flow
-
-        @functools.wraps(flow)
-        def method(*args: P.args, **kwargs: P.kwargs) -> T:
-            return client._drive(flow(*args, **kwargs))
-
-        method.__signature__ = self.signature  # type: ignore[attr-defined]
-        return method
+    return Bound(call, flow)
 
 
-class Client:
+class Client(Remote[httpx.BaseTransport]):
     """A remote memory: ``Client("http://host:8420", api_key=...)`` answers like a local ``Memory``.
 
     Results are the library's own types (``SearchResult``, ``Answer``, ``Turn``, ...), rebuilt from
     the service's JSON, and failures raise the library's errors (``NotFoundError``, ``InputError``,
     ``LLMNotConfiguredError``, ...; a refused key ``AccessDeniedError``, an unreachable service
     ``ServiceError``), each with the HTTP ``status`` and the service's ``code``. ``url`` and
-    ``api_key`` default to ``$ANCHORMEM_URL`` and ``$ANCHORMEM_API_KEY``. Keyword arguments a method
-    does not name (filters, say) are sent in the request body as given. Safe to share between threads
-    (one ``httpx.Client`` connection pool).
+    ``api_key`` default to ``$ANCHORMEM_URL`` and ``$ANCHORMEM_API_KEY``. Keyword arguments ``add``,
+    ``search`` or ``answer`` do not name are sent in the request body as given. An agent's own memory
+    (``user_id=None`` with an ``agent_id``) is the service's path user ``-``. Safe to share between
+    threads (one ``httpx.Client`` connection pool).
     """
 
-    def __init__(
-        self,
-        url: str | None = None,
-        api_key: str | None = None,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        poll_seconds: float = 0.5,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        self.url = base_url(url)
-        self.poll_seconds = poll_seconds
-        self._http = httpx.Client(base_url=self.url, headers=headers(api_key), timeout=timeout, transport=transport)
+    def _connect(self, options: dict[str, Any], transport: httpx.BaseTransport | None) -> Exchange:
+        self._http = httpx.Client(**options, transport=transport)
 
-    def _drive(self, flow: Flow[T]) -> T:
-        try:
-            step: Call | Poll = next(flow)
-            while True:
-                if isinstance(step, Poll):
-                    time.sleep(self.poll_seconds)
-                    step = next(flow)
-                    continue
-                try:
-                    response = self._http.request(step.method, step.path, **request_args(step))
-                except httpx.TransportError as exc:
-                    raise unreachable(self.url, exc) from exc
-                step = flow.send(reply(response, step))
-        except StopIteration as stop:
-            result: T = stop.value
-            return result
+        async def request(*args: Any, **kwargs: Any) -> httpx.Response:
+            return self._http.request(*args, **kwargs)
 
-    # -- ingest and query --------------------------------------------------------------------------------
+        async def wait() -> None:
+            time.sleep(self.poll_seconds)
 
-    add = Blocking(calls.add)
-    search = Blocking(calls.search)
-    answer = Blocking(calls.answer)
+        return Exchange(self.url, request, wait)
 
-    # -- inspect -----------------------------------------------------------------------------------------
+    # -- the methods of Memory, made from the flows of calls and reads (see anchormem.bound) -----------
 
-    turns = Blocking(calls.turns)
-    contexts = Blocking(calls.contexts)
-    facts = Blocking(calls.facts)
-    events = Blocking(calls.events)
+    add = blocking(calls.add)
+    search = blocking(calls.search)
+    answer = blocking(calls.answer)
+    update = blocking(calls.update)
+    delete = blocking(calls.delete)
+    turns = blocking(reads.turns)
+    contexts = blocking(reads.contexts)
+    facts = blocking(reads.facts)
+    events = blocking(reads.events)
+    get = blocking(reads.get)
+    stats = blocking(reads.stats)
+    users = blocking(reads.users)
+    health = blocking(reads.health)
+    history = blocking(reads.history)
 
-    @overload
-    def records(
-        self, kind: Literal["turns"], *, user_id: str, agent_id: str | None = None, run_id: str | None = None
-    ) -> list[Turn]: ...
-    @overload
-    def records(
-        self, kind: Literal["contexts"], *, user_id: str, agent_id: str | None = None, run_id: str | None = None
-    ) -> list[Context]: ...
-    @overload
-    def records(
-        self, kind: Literal["facts"], *, user_id: str, agent_id: str | None = None, run_id: str | None = None
-    ) -> list[Fact]: ...
-    @overload
-    def records(
-        self, kind: Literal["events"], *, user_id: str, agent_id: str | None = None, run_id: str | None = None
-    ) -> list[Event]: ...
-    @overload
-    def records(
-        self, kind: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
-    ) -> list[Record]: ...
-    def records(self, kind: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None) -> list[Any]:
-        return self._drive(calls.records(kind, user_id=user_id, agent_id=agent_id, run_id=run_id))
+    # -- written out: a result typed by its kind, and an iterator as Memory's --------------------------
 
-    get = Blocking(calls.get)
-    stats = Blocking(calls.stats)
-    users = Blocking(calls.users)
-    health = Blocking(calls.health)
+    def export(self, **scope: Unpack[ScopeArgs]) -> Iterator[dict[str, Any]]:
+        return iter(run_blocking(drive(reads.export(**scope), self._io)))
 
-    # -- lifecycle ---------------------------------------------------------------------------------------
+    @property
+    def records(self) -> RecordsReader:
+        """``records(kind, *, user_id=None, agent_id=None, run_id=None)``: every record of one kind, by name."""
+        return self._records
 
-    update = Blocking(calls.update)
-    delete = Blocking(calls.delete)
-    history = Blocking(calls.history)
-
-    def export(
-        self, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
-    ) -> Iterator[dict[str, Any]]:
-        return iter(self._drive(calls.export(user_id=user_id, agent_id=agent_id, run_id=run_id)))
+    def _records(self, kind: str, **scope: Unpack[ScopeArgs]) -> list[Any]:
+        return run_blocking(drive(reads.records(kind, **scope), self._io))
 
     def close(self) -> None:
         self._http.close()

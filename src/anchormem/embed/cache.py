@@ -15,7 +15,8 @@ class CachedEmbedder:
     they neither pay for nor flush the cache."""
 
     def __init__(self, inner: Embedder, maxsize: int = 1024) -> None:
-        self._inner = inner
+        self.inner = inner
+        self.name = inner.name  # an embedder's name is fixed (its dimension may need a model or server)
         self._maxsize = max(1, maxsize)
         self._entries: OrderedDict[str, Vectors] = OrderedDict()
         self._lock = threading.Lock()
@@ -23,20 +24,12 @@ class CachedEmbedder:
         self.misses = 0
 
     @property
-    def inner(self) -> Embedder:
-        return self._inner
-
-    @property
-    def name(self) -> str:
-        return self._inner.name
-
-    @property
     def dim(self) -> int:
-        return self._inner.dim
+        return self.inner.dim
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if len(texts) != 1:
-            return self._inner.embed(texts)
+            return self.inner.embed(texts)
         text = texts[0]
         with self._lock:
             cached = self._entries.get(text)
@@ -45,7 +38,7 @@ class CachedEmbedder:
                 self.hits += 1
                 return cached.copy()
             self.misses += 1
-        vector = self._inner.embed([text])
+        vector = self.inner.embed([text])
         with self._lock:
             self._entries[text] = vector.copy()
             self._entries.move_to_end(text)

@@ -6,9 +6,12 @@ Raw keys are shown once, when created, and never stored::
       {"id": "k-3f9a1c2e", "sha256": "<hex digest of the key>", "users": ["alice", "bob"],
        "admin": false, "note": "support bot", "created": "2025-01-31T10:00:00+00:00"}]}
 
-An ``admin`` key may touch every user. The file is re-read when it changes, so keys
-added or revoked with ``anchormem serve-key`` apply without a restart. A file that goes
-missing or cannot be read fails closed: no key is valid until it is readable again.
+An ``admin`` key may touch every user. The user ``-`` stands for no user: agents' own memories
+(a scope with an ``agent_id`` and no user, reached at ``/v1/users/-/...?agent_id=...``), which a key
+may touch when it is ``admin`` or lists ``-`` among its users (``anchormem serve-key add --user -``).
+So a REST user id is never ``-``. The file is re-read when it changes, so keys added or revoked with
+``anchormem serve-key`` apply without a restart. A file that goes missing or cannot be read fails
+closed: no key is valid until it is readable again.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from anchormem.errors import ConfigError, InputError, NotFoundError
+from anchormem.scopes import NO_USER, NO_USER_IN_PATH
 
 KEY_PREFIX = "amk_"
 log = logging.getLogger("anchormem.server")
@@ -45,8 +49,9 @@ class ApiKey:
     created: str = ""
 
     def may(self, user_id: str) -> bool:
-        """Whether this key may read and change ``user_id``'s memory."""
-        return self.admin or user_id in self.users
+        """Whether this key may read and change ``user_id``'s memory; ``-`` (or the stored ``""``) is
+        agents' own memories, open to keys that list ``-``."""
+        return self.admin or (NO_USER_IN_PATH if user_id == NO_USER else user_id) in self.users
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -1,6 +1,6 @@
-"""What the route modules declare and answer alike: the optional scope query parameters, a short label
-and a page offset as query parameters, what a delete selects, the OpenAPI entries of error answers,
-and the envelope of a page of a list."""
+"""What the route modules declare and answer alike: the scope of a request that names it in the query,
+a short label and a page offset as query parameters, what a delete selects, the OpenAPI entries of
+error answers, and the envelope of a page of a list."""
 
 from __future__ import annotations
 
@@ -8,12 +8,23 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-from fastapi import Header, Query
+from fastapi import Depends, Header, Query
 
+from anchormem.facade_types import ScopeArgs
 from anchormem.server.schemas import ErrorResponse
+from anchormem.server.service import UserId, request_scope
 
-AgentQ = Query(None, max_length=256, description="agent id (optional finer scope)")
+AgentQ = Query(None, max_length=256, description="agent id (optional finer scope; required under the path user `-`)")
 RunQ = Query(None, max_length=256, description="run id (optional finer scope)")
+
+
+def query_scope(user_id: UserId, agent_id: str | None = AgentQ, run_id: str | None = RunQ) -> ScopeArgs:
+    """The scope of a request without a body: the path's user, ``agent_id`` and ``run_id`` from the query."""
+    return request_scope(user_id, agent_id, run_id)
+
+
+ScopeQ = Annotated[ScopeArgs, Depends(query_scope)]
+"""The scope a request names in its path and query, as ``Memory``'s keyword arguments."""
 
 LabelQ = Annotated[str | None, Query(max_length=256)]
 """An optional short label (a session, a speaker, a turn or context id) as a query parameter."""

@@ -5,22 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from anchormem.errors import InputError
+from anchormem.facade_types import ScopeArgs
 from anchormem.ingest.messages import parse_messages
 from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.sources import Conversation, is_locomo, parse_locomo
 from anchormem.model import IngestReport
-from anchormem.scopes import make_scope
+from anchormem.scopes import NO_USER_IN_PATH, make_scope
 from anchormem.serialize import report_dict, to_jsonable
 from anchormem.server.errors import ApiError
 from anchormem.server.params import IDEMPOTENT_ERRORS, idempotency_key
 from anchormem.server.schemas import AddRequest, AnswerRequest, ErrorResponse, Job, SearchRequest, UpdateRequest
-from anchormem.server.service import Svc, UserId
+from anchormem.server.service import Svc, UserId, request_scope
 from anchormem.validation import MAX_TURNS
 
 router = APIRouter(
@@ -53,21 +55,21 @@ def _conversation(body: AddRequest) -> Conversation:
     dependencies=[Depends(idempotency_key)],
 )
 async def add(body: AddRequest, user_id: UserId, service: Svc) -> Any:
-    scope = make_scope(user_id, body.agent_id, body.run_id)
+    scope = request_scope(user_id, body.agent_id, body.run_id)
+    checked = make_scope(**scope)
     conversation = await run_in_threadpool(_conversation, body)
     if not conversation.turns:
         raise InputError("nothing to add: the conversation has no turns")
 
     def call(progress: Progress | None = None) -> IngestReport:
-        return service.memory.add(
-            conversation, user_id=scope.user_id, agent_id=scope.agent_id, run_id=scope.run_id, progress=progress
-        )
+        return service.memory.add(conversation, progress=progress, **scope)
 
     background = body.background if body.background is not None else len(conversation.turns) > service.background_turns
     if not background:
         return report_dict(await run_in_threadpool(call))
-    job = service.jobs.submit(scope, len(conversation.turns), call)
-    return JSONResponse(job.to_dict(), status_code=202, headers={"Location": f"/v1/users/{user_id}/jobs/{job.id}"})
+    job = service.jobs.submit(checked, len(conversation.turns), call)
+    location = f"/v1/users/{quote(user_id or NO_USER_IN_PATH, safe='')}/jobs/{job.id}"
+    return JSONResponse(job.to_dict(), status_code=202, headers={"Location": location})
 
 
 @router.put(
@@ -81,9 +83,8 @@ async def add(body: AddRequest, user_id: UserId, service: Svc) -> Any:
     dependencies=[Depends(idempotency_key)],
 )
 async def update(turn_id: str, body: UpdateRequest, user_id: UserId, service: Svc) -> Any:
-    return await _threaded(
-        service.memory.update, turn_id, body.text, user_id=user_id, agent_id=body.agent_id, run_id=body.run_id
-    )
+    scope = request_scope(user_id, body.agent_id, body.run_id)
+    return await _threaded(service.memory.update, turn_id, body.text, **scope)
 
 
 @router.get(
@@ -95,7 +96,7 @@ async def update(turn_id: str, body: UpdateRequest, user_id: UserId, service: Sv
 async def job_status(job_id: str, user_id: UserId, service: Svc) -> Any:
     job = service.jobs.get(job_id, user_id)
     if job is None:
-        raise ApiError(404, "not_found", f"no job {job_id!r} for user {user_id!r}")
+        raise ApiError(404, "not_found", f"no job {job_id!r} for user {user_id or NO_USER_IN_PATH!r}")
     return job.to_dict()
 
 
@@ -110,9 +111,8 @@ async def _threaded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     responses={400: {"model": ErrorResponse}},
 )
 async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
-    result = await run_in_threadpool(
-        service.memory.search, body.query, user_id=user_id, **body.model_dump(exclude={"query", "format", "max_chars"})
-    )
+    options = {**body.model_dump(exclude={"query", "format", "max_chars"}), **_scope(user_id, body)}
+    result = await run_in_threadpool(lambda: service.memory.search(body.query, **options))
     if body.format == "prompt":
         prompt = result.as_prompt(max_chars=body.max_chars)
         return {"query": result.query, "prompt": prompt, "turn_ids": result.turn_ids}
@@ -125,6 +125,9 @@ async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
     responses={404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}, 503: {"model": ErrorResponse}},
 )
 async def answer(body: AnswerRequest, user_id: UserId, service: Svc) -> Any:
-    return await _threaded(
-        service.memory.answer, body.question, user_id=user_id, **body.model_dump(exclude={"question"})
-    )
+    options = {**body.model_dump(exclude={"question"}), **_scope(user_id, body)}
+    return await _threaded(service.memory.answer, body.question, **options)
+
+
+def _scope(user_id: str, body: SearchRequest | AnswerRequest) -> ScopeArgs:
+    return request_scope(user_id, body.agent_id, body.run_id)

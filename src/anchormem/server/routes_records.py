@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from itertools import chain
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import StreamingResponse
@@ -15,9 +15,9 @@ from anchormem import __version__
 from anchormem.errors import StoreError
 from anchormem.serialize import to_jsonable
 from anchormem.server.errors import ApiError
-from anchormem.server.params import IDEMPOTENT_ERRORS, AgentQ, RunQ, error_responses, idempotency_key, page_of
+from anchormem.server.params import IDEMPOTENT_ERRORS, DeleteTarget, ScopeQ, error_responses, idempotency_key, page_of
 from anchormem.server.schemas import MAX_PAGE, ErrorResponse, Health, Kind, Page, UserList
-from anchormem.server.service import Key, Svc, UserId
+from anchormem.server.service import Key, Svc
 
 router = APIRouter(prefix="/v1/users/{user_id}", tags=["records"], responses=error_responses(401, 403, 404))
 service_router = APIRouter(prefix="/v1", tags=["service"])
@@ -25,27 +25,17 @@ service_router = APIRouter(prefix="/v1", tags=["service"])
 
 @router.get("/memories/{kind}", response_model=Page, summary="List turns, contexts, facts or events (paginated)")
 async def list_records(
-    kind: Kind,
-    user_id: UserId,
-    service: Svc,
-    agent_id: str | None = AgentQ,
-    run_id: str | None = RunQ,
-    offset: int = Query(0, ge=0),
-    limit: int = Query(100, ge=1, le=MAX_PAGE),
+    kind: Kind, scope: ScopeQ, service: Svc, offset: int = Query(0, ge=0), limit: int = Query(100, ge=1, le=MAX_PAGE)
 ) -> Any:
-    records = await run_in_threadpool(service.memory.records, kind, user_id=user_id, agent_id=agent_id, run_id=run_id)
+    records = await run_in_threadpool(lambda: service.memory.records(kind, **scope))
     out = page_of(records, offset, limit)
     out["items"] = to_jsonable(list(out["items"]))
     return out
 
 
 @router.get("/records/{record_id}", summary="One record by id (c-…, f-…, e-… or a turn id)")
-async def get_record(
-    record_id: str, user_id: UserId, service: Svc, agent_id: str | None = AgentQ, run_id: str | None = RunQ
-) -> Any:
-    return to_jsonable(
-        await run_in_threadpool(service.memory.get, record_id, user_id=user_id, agent_id=agent_id, run_id=run_id)
-    )
+async def get_record(record_id: str, scope: ScopeQ, service: Svc) -> Any:
+    return to_jsonable(await run_in_threadpool(lambda: service.memory.get(record_id, **scope)))
 
 
 @router.delete(
@@ -54,41 +44,13 @@ async def get_record(
     responses={400: {"model": ErrorResponse}, **IDEMPOTENT_ERRORS},
     dependencies=[Depends(idempotency_key)],
 )
-async def delete(
-    user_id: UserId,
-    service: Svc,
-    agent_id: str | None = AgentQ,
-    run_id: str | None = RunQ,
-    session: str | None = Query(None, max_length=256),
-    turn: str | None = Query(None, max_length=256),
-    context: str | None = Query(None, max_length=256),
-    all: bool = Query(False, description="delete everything in the scope"),
-) -> Any:
-    return to_jsonable(
-        await run_in_threadpool(
-            service.memory.delete,
-            user_id=user_id,
-            agent_id=agent_id,
-            run_id=run_id,
-            session=session,
-            turn=turn,
-            context=context,
-            all=all,
-        )
-    )
+async def delete(scope: ScopeQ, target: Annotated[DeleteTarget, Depends()], service: Svc) -> Any:
+    return to_jsonable(await run_in_threadpool(lambda: service.memory.delete(**target.selector(), **scope)))
 
 
 @router.get("/history", summary="What happened to this memory: adds and deletes, newest first")
-async def history(
-    user_id: UserId,
-    service: Svc,
-    agent_id: str | None = AgentQ,
-    run_id: str | None = RunQ,
-    limit: int | None = Query(None, ge=1, le=10_000),
-) -> Any:
-    entries = await run_in_threadpool(
-        service.memory.history, user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit
-    )
+async def history(scope: ScopeQ, service: Svc, limit: int | None = Query(None, ge=1, le=10_000)) -> Any:
+    entries = await run_in_threadpool(lambda: service.memory.history(limit=limit, **scope))
     return {"items": to_jsonable(list(entries))}
 
 
@@ -98,11 +60,9 @@ async def history(
     response_class=StreamingResponse,
     responses={200: {"content": {"application/x-ndjson": {}}, "description": "one JSON record per line"}},
 )
-async def export(
-    user_id: UserId, service: Svc, agent_id: str | None = AgentQ, run_id: str | None = RunQ
-) -> StreamingResponse:
+async def export(scope: ScopeQ, service: Svc) -> StreamingResponse:
     def first() -> tuple[list[Any], Iterator[Any]]:
-        records = iter(service.memory.export(user_id=user_id, agent_id=agent_id, run_id=run_id))
+        records = iter(service.memory.export(**scope))
         return [r for r in (next(records, _END),) if r is not _END], records  # errors surface before streaming
 
     head, rest = await run_in_threadpool(first)
@@ -110,7 +70,7 @@ async def export(
     return StreamingResponse(
         lines,
         media_type="application/x-ndjson",
-        headers={"Content-Disposition": f'attachment; filename="{_safe(user_id)}.jsonl"'},
+        headers={"Content-Disposition": f'attachment; filename="{_safe(scope.get("user_id") or "")}.jsonl"'},
     )
 
 
@@ -122,8 +82,8 @@ def _safe(name: str) -> str:
 
 
 @router.get("/stats", summary="Counts of turns, contexts, facts, events and LLM usage")
-async def stats(user_id: UserId, service: Svc, agent_id: str | None = AgentQ, run_id: str | None = RunQ) -> Any:
-    return to_jsonable(await run_in_threadpool(service.memory.stats, user_id=user_id, agent_id=agent_id, run_id=run_id))
+async def stats(scope: ScopeQ, service: Svc) -> Any:
+    return to_jsonable(await run_in_threadpool(lambda: service.memory.stats(**scope)))
 
 
 @service_router.get(

@@ -8,7 +8,9 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+from anchormem.facade_types import ScopeArgs
 from anchormem.memory import Memory
+from anchormem.scopes import NO_USER, NO_USER_IN_PATH
 from anchormem.server.errors import ApiError
 from anchormem.server.jobs import JobManager
 from anchormem.server.keys import ApiKey, KeyRing
@@ -56,13 +58,24 @@ def require_key(
 
 
 def require_user(user_id: str, key: Annotated[ApiKey, Depends(require_key)]) -> str:
-    """The path's ``user_id``, if the caller's key may touch that user, else 403 ``forbidden``."""
+    """The path's ``user_id``, if the caller's key may touch that user, else 403 ``forbidden``. The path
+    user ``-`` is no user (``NO_USER``): an agent's own memory, named by the request's ``agent_id``."""
     if not key.may(user_id):
+        if user_id == NO_USER_IN_PATH:
+            raise ApiError(403, "forbidden", "this API key may not access agents' own memories (path user '-')")
         raise ApiError(403, "forbidden", f"this API key may not access user {user_id!r}")
-    return user_id
+    return NO_USER if user_id == NO_USER_IN_PATH else user_id
+
+
+def request_scope(user_id: str, agent_id: str | None, run_id: str | None) -> ScopeArgs:
+    """The scope a request names: the checked path user with the request's ``agent_id`` and ``run_id``.
+    An agent's own memory (path user ``-``) needs an ``agent_id``, else 422 ``invalid_input``."""
+    if user_id == NO_USER and agent_id is None:
+        raise ApiError(422, "invalid_input", "the path user '-' is an agent's own memory: name the agent with agent_id")
+    return {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
 
 
 Svc = Annotated[Service, Depends(get_service)]
 Key = Annotated[ApiKey, Depends(require_key)]
 UserId = Annotated[str, Depends(require_user)]
-"""``user_id`` from the path, checked against the caller's key."""
+"""``user_id`` from the path, checked against the caller's key (``""`` for the path user ``-``)."""
