@@ -92,7 +92,7 @@ def test_dash_without_an_agent_is_invalid_input(
     memory.add(messages(SESSION_1, session="1"), agent_id="coach")
     headers = {"Authorization": f"Bearer {server.admin_key}"}
     response = httpx.request(method, server.url + path, json=body, headers=headers)
-    assert response.status_code == 422
+    assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "invalid_input" and "agent_id" in error["message"]
     assert len(memory.turns(agent_id="coach")) == len(SESSION_1)

@@ -33,7 +33,7 @@ with provenance, answer with citations.
 
 Every endpoint under `/v1/users/{user_id}` needs an API key (`Authorization: Bearer <key>` or `X-API-Key`)
 that may access that user; otherwise 401 `unauthorized` or 403 `forbidden`. The user `-` is an agent's own
-memory (no user; the request's `agent_id` names the agent, else 422 `invalid_input`), open to admin keys and
+memory (no user; the request's `agent_id` names the agent, else 400 `invalid_input`), open to admin keys and
 keys that list `-`. Errors are
 `{"error": {"code": "...", "message": "..."}}` with stable codes: `invalid_input`, `validation_error`,
 `not_found`, `unauthorized`, `forbidden`, `payload_too_large`, `llm_not_configured`, `llm_unavailable`,
