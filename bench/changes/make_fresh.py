@@ -105,7 +105,11 @@ SESSIONS: list[Session] = [
     (
         "7:20 pm on 27 August, 2022",
         [
-            (U, "I handed in my notice at the bistro. From September I'll be teaching cookery at the ROC community college."),
+            (
+                U,
+                "I handed in my notice at the bistro. "
+                "From September I'll be teaching cookery at the ROC community college.",
+            ),
             (A, "That's a big change, from the pass to the classroom."),
             (U, "Also, I've been seeing someone new. Tomás, he's a carpenter, we met at a market in Utrecht."),
             (A, "That's lovely news, I'm glad things are looking up."),
@@ -145,7 +149,11 @@ SESSIONS: list[Session] = [
         [
             (U, "We adopted a retired racing greyhound from a rescue, Biscuit, he sleeps twenty hours a day."),
             (A, "Greyhounds are famously lazy at home, he sounds perfect."),
-            (U, "Tomás's mum cooked her beef stew for us and honestly I'm eating meat again now, mostly chicken and the odd steak."),
+            (
+                U,
+                "Tomás's mum cooked her beef stew for us and honestly I'm eating meat again now, "
+                "mostly chicken and the odd steak.",
+            ),
             (A, "Tastes can change; eat what feels right to you."),
             (U, "Tomás needs reading glasses now, he's been squinting at his plans."),
             (A, "Happens to most of us after forty."),
