@@ -3,22 +3,21 @@
 A conversation that lasts months says things that later stop being true ("I don't drink coffee" in
 January, "I switched back to coffee" in October). Two query-time rules handle it:
 
-- **Recency for questions about the present.** When the question asks how things are now ("Does the
-  user drink coffee?", "Where does she live now?"; see :func:`asks_present`), its subject is its
+- **Recency for questions about the present.** When the question asks how things are now ("Does the user
+  drink coffee?", "Where does she live now?"; see :func:`asks_present`), its subject is its
   ``SUBJECT_ANCHORS`` best anchors by meaning, read as statements: a question ("Any tips for a job
   interview?") and the assistant's words ("Noted, no coffee.") state nothing about how things are
   (:func:`is_statement`). The two latest sessions among the contexts holding those statements put
-  contexts first: the one with the closest statement of each (latest first), then the latest
-  session's next one. They take the places of the lowest-scored others if the result is full, but
-  never the place of the best-scored one. The latest statement is then returned even when older
-  ones match the words better or say the same thing more often ("I've started on flat whites again"
-  is only the 8th anchor closest to "Does the user drink coffee?", after older turns saying "I
-  don't drink coffee", and its context scores low). Two sessions, because without an LLM a statement
-  cannot be told from a passing one ("one every morning before work") and the change was often
-  said in the session before. Without anchors, the subject is the strongest normalised signal
-  (:func:`latest_on_subject`). Questions about the past ("When did…", "…before…", "used to…"),
-  questions that gather over time ("What books has she read?", "How many…") and questions naming
-  a date are left alone.
+  contexts first: the one with the closest statement of each (latest first). They take the places of the
+  lowest-scored others if the result is full, but never the place of the best-scored one. The latest
+  statement is then returned even when older ones match the words better or say the same thing more
+  often ("I've started on flat whites again" is only the 8th anchor closest to "Does the user drink
+  coffee?", after older turns saying "I don't drink coffee", and its context scores low). Two sessions,
+  because without an LLM a statement cannot be told from a passing one ("one every morning before work")
+  and the change was often said in the session before. Without anchors, the subject is the strongest
+  normalised signal (:func:`latest_on_subject`). Questions about the past ("When did…", "…before…",
+  "used to…"), questions that gather over time ("What books has she read?", "How many…") and questions
+  naming a date are left alone.
 - **Dates compared in the result.** Among the returned contexts on the query's subject (those
   holding the statements the rule weighed, or without the rule a score at least ``ON_SUBJECT`` of
   the best returned), each one learns which of the others come from a later
@@ -45,7 +44,7 @@ from anchormem.query.snapshot import ScopeSnapshot
 _EPOCH = datetime(1970, 1, 1)
 PROMOTE_ON_SUBJECT = 0.5  # share of the best subject score that makes a context a candidate for promotion
 PROMOTE_SESSIONS = 2  # the latest sessions on the subject that each put their most on-subject context first
-PROMOTE_LATEST = 2  # contexts the latest of them puts first (two: windows overlap by a turn)
+PROMOTE_LATEST = 2  # without anchors: contexts the latest of them puts first (two: windows overlap by a turn)
 ON_SUBJECT = 0.6  # share of the best score a context needs to count as being about the query's subject
 COMPARED_ON_SUBJECT = 0.7  # share of the best subject score that makes a returned context compared with the promoted
 SUBJECT_ANCHORS = 10  # the query's best anchors by meaning that make its subject (as many as §4.3's top facts)
@@ -159,10 +158,11 @@ def latest_statements(
     The query's subject is its ``SUBJECT_ANCHORS`` best anchors by meaning (the facts closest to
     it), read statement by statement: questions and the assistant's words are left out
     (:func:`is_statement`). Among the contexts holding them, the ``PROMOTE_SESSIONS`` latest
-    sessions each put first the context of their closest statement (latest first), then the latest
-    session's next one (``PROMOTE_LATEST`` from it in all). Weighed: every context holding one of
-    those statements (the earlier ones are what the latest replaces). ([], []) for other queries and
-    for a snapshot without anchors.
+    sessions each put first the context of their closest statement (latest first). One context per
+    session: it holds the statement itself, so a neighbouring window adds nothing (a third one
+    cost LoCoMo evidence and found no newer statement on the change-over-time chats). Weighed:
+    every context holding one of those statements (the earlier ones are what the latest replaces).
+    ([], []) for other queries and for a snapshot without anchors.
     """
     if not snapshot.facts or relevance.size == 0 or not asks_present(query):
         return [], []
@@ -182,7 +182,7 @@ def latest_statements(
         by_session.setdefault(line.session_time[row], []).append(row)
     latest = sorted(by_session, reverse=True)[:PROMOTE_SESSIONS]
     rows = [sorted(by_session[t], key=lambda r: (-best[r], -float(relevance[r]), r)) for t in latest]
-    return [group[0] for group in rows] + rows[0][1:PROMOTE_LATEST], list(best)
+    return [group[0] for group in rows], list(best)
 
 
 def latest_on_subject(
