@@ -88,6 +88,38 @@ MOVES: list[tuple[str, list[tuple[str, str]]]] = [
 ]
 
 
+# the user changes jobs; the two later sessions only ask about jobs (questions are not statements) and the
+# assistant answers in the question's words
+SMALL_TALK = [
+    ("user", "Tell me a joke about penguins."),
+    ("assistant", "Penguins wear tuxedos to every party."),
+    ("user", "Name a good board game for four."),
+    ("assistant", "Try Ticket to Ride."),
+]
+JOBS: list[tuple[str, list[tuple[str, str]]]] = [
+    (
+        "9:12 am on 8 January, 2024",
+        [("user", "My job: I work as a nurse, night shifts on the ward."), ("assistant", "Demanding."), *SMALL_TALK],
+    ),
+    (
+        "7:40 pm on 2 March, 2024",
+        [*SMALL_TALK, ("user", "Nights again, my nurse job is exhausting."), ("assistant", "Rest when you can.")],
+    ),
+    (
+        "10:18 am on 14 June, 2024",
+        [*SMALL_TALK, ("user", "I handed in my notice; my new job is teaching yoga."), ("assistant", "A big change!")],
+    ),
+    (
+        "8:02 pm on 9 September, 2024",
+        [*SMALL_TALK, ("user", "Any tips for my brother's job interview?"), ("assistant", "Research the job first.")],
+    ),
+    (
+        "6:30 pm on 20 November, 2024",
+        [*SMALL_TALK, ("user", "Is a job fair worth a visit for my cousin?"), ("assistant", "A job fair is worth it.")],
+    ),
+]
+
+
 def chat(sessions: list[tuple[str, list[tuple[str, str]]]] = SESSIONS) -> dict[str, Any]:
     conversation: dict[str, Any] = {"speaker_a": "user", "speaker_b": "assistant"}
     for n, (date, turns) in enumerate(sessions, 1):
@@ -109,6 +141,8 @@ def turn_id(text: str, sessions: list[tuple[str, list[tuple[str, str]]]] = SESSI
 NEWEST_COFFEE = turn_id("I started drinking coffee again, a flat white every morning.")
 NEWEST_HOME = turn_id("We moved house to Porto, by the river.")
 MOVED = turn_id("We moved to Porto in May, a flat where we live by the river.", MOVES)
+NURSE = turn_id("Nights again, my nurse job is exhausting.", JOBS)
+NEW_JOB = turn_id("I handed in my notice; my new job is teaching yoga.", JOBS)
 
 
 @pytest.fixture
@@ -123,6 +157,14 @@ def changes(settings: Settings) -> Iterator[Memory]:
 def moves(settings: Settings) -> Iterator[Memory]:
     memory = Memory(settings, embedder=HashEmbedder(dim=1024))
     memory.add(parse_locomo([chat(MOVES)])[0], user_id="u")
+    yield memory
+    memory.close()
+
+
+@pytest.fixture
+def jobs(settings: Settings) -> Iterator[Memory]:
+    memory = Memory(settings, embedder=HashEmbedder(dim=1024))
+    memory.add(parse_locomo([chat(JOBS)])[0], user_id="u")
     yield memory
     memory.close()
 
@@ -233,18 +275,30 @@ def test_an_earlier_statement_the_rule_weighed_is_compared_even_when_it_scores_l
     assert len({newest, january, leeds}) == 3
     rows, scores = [newest, january, leeds], [1.0, 0.3, 0.2]  # the January statement says it in other words
     assert all(mark == (None, ()) for mark in compare_dates(snap, rows, scores).values()), "by score alone"
-    marks = compare_dates(snap, rows, scores, also_on_subject={newest, january})
+    marks = compare_dates(snap, rows, scores, weighed={newest, january})
     assert marks[newest] == (True, ())
     assert marks[january] == (False, (newest,))
     assert marks[leeds] == (None, ()), "a context the rule did not weigh stays unmarked"
 
 
-def test_a_passing_mention_in_the_latest_session_does_not_hide_the_change_before_it(moves: Memory) -> None:
+def test_a_passing_question_in_the_latest_session_does_not_hide_the_change_before_it(moves: Memory) -> None:
     question = "Where does the user live now?"
     result = search(moves, question, 3)
-    assert MOVED in result.turn_ids, "the session before the latest one on the subject keeps a place"
-    assert any(MOVED in h.context.turn_ids for h in result.contexts[:2]), "and ranks next to the latest one"
-    assert "D4:5" in result.contexts[0].context.turn_ids, "the latest session on the subject comes first"
+    assert MOVED in result.contexts[0].context.turn_ids, "a later question is not a statement: the move comes first"
+    assert result.contexts[0].latest is True
+
+
+@pytest.mark.parametrize("contexts", [3, 10])
+def test_questions_and_the_assistant_s_words_are_not_what_a_change_is_read_from(jobs: Memory, contexts: int) -> None:
+    question = "What is the user's job?"
+    assert NEW_JOB not in search(jobs, question, 3, recency=False).turn_ids, "the nurse statements outscore it"
+    result = search(jobs, question, contexts)
+    assert NEW_JOB in result.contexts[0].context.turn_ids, "the latest statement comes first, not a later question"
+    assert result.contexts[0].latest is True and result.contexts[0].newer == ()
+    nurse = [h for h in result.contexts if NURSE in h.context.turn_ids]
+    assert nurse and all(h.latest is False for h in nurse), "the March statement is marked earlier"
+    asked = [h for h in result.contexts if any(t.startswith(("D4:", "D5:")) for t in h.context.turn_ids)]
+    assert all(h.latest is None for h in asked), "later questions about jobs are not compared as statements"
 
 
 @pytest.mark.parametrize("contexts", [2, 3])

@@ -1,7 +1,11 @@
 """Newest-in-top-3 and evidence-in-top-10 on the change-over-time suite (offline path, no LLM).
 
     PYTHONPATH=src python bench/changes/changes_bench.py [--data bench/data/changes_over_time.json]
-        [--embed minilm|hash] [--no-recency]
+        [--embed minilm|hash] [--no-recency] [--verbose]
+
+Data files: ``changes_over_time.json`` (the suite), ``changes_heldout.json``,
+``changes_heldout_more.json``, ``changes_unseen.json`` and ``changes_fresh.json`` (chats written
+apart; ``bench/changes/misses.py`` prints, per miss, what took the top 3).
 
 Each chat goes into a fresh memory (offline anchors, extractive events); each question is searched
 with ``max_contexts=3`` and ``max_contexts=10``. "Update" questions ask about the present and their

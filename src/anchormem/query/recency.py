@@ -3,20 +3,24 @@
 A conversation that lasts months says things that later stop being true ("I don't drink coffee" in
 January, "I switched back to coffee" in October). Two query-time rules handle it:
 
-- **Recency for questions about the present.** When the question asks how things are now ("Does the
-  user drink coffee?", "Where does she live now?"; see :func:`asks_present`), the two latest
-  sessions among the contexts on the question's subject (one of the normalised signals — meaning or
-  words — at least ``PROMOTE_ON_SUBJECT`` of its best) put contexts first: the most on-subject one
-  of each (latest first), then the latest session's next one. They take the places of the
-  lowest-scored others if the result is full, but never the place of the best-scored one. The
-  latest statement is then returned even when older ones match the words better or say the same
-  thing more often. Two sessions, because without an LLM "on the subject" cannot tell a statement
-  from a passing mention: the latest session on the subject often only mentions it ("my cousin asks
-  where to live in Lisbon") and the change was said in the session before.
-  Questions about the past ("When did…", "…before…", "used to…"), questions that gather over time
-  ("What books has she read?", "How many…") and questions naming a date are left alone.
-- **Dates compared in the result.** Among the returned contexts on the query's subject (score at
-  least ``ON_SUBJECT`` of the best returned), each one learns which of the others come from a later
+- **Recency for questions about the present.** When the question asks how things are now ("Does the user
+  drink coffee?", "Where does she live now?"; see :func:`asks_present`), its subject is its
+  ``SUBJECT_ANCHORS`` best anchors by meaning, read as statements: a question ("Any tips for a job
+  interview?") and the assistant's words ("Noted, no coffee.") state nothing about how things are
+  (:func:`is_statement`). The two latest sessions among the contexts holding those statements put
+  contexts first: the one with the closest statement of each (latest first). They take the places of the
+  lowest-scored others if the result is full, but never the place of the best-scored one. The latest
+  statement is then returned even when older ones match the words better or say the same thing more
+  often ("I've started on flat whites again" is only the 8th anchor closest to "Does the user drink
+  coffee?", after older turns saying "I don't drink coffee", and its context scores low). Two sessions,
+  because without an LLM a statement cannot be told from a passing one ("one every morning before work")
+  and the change was often said in the session before. Without anchors, the subject is the strongest
+  normalised signal (:func:`latest_on_subject`). Questions about the past ("When did…", "…before…",
+  "used to…"), questions that gather over time ("What books has she read?", "How many…") and questions
+  naming a date are left alone.
+- **Dates compared in the result.** Among the returned contexts on the query's subject (those
+  holding the statements the rule weighed, or without the rule a score at least ``ON_SUBJECT`` of
+  the best returned), each one learns which of the others come from a later
   session (``ContextHit.newer``) and whether it is the latest (``ContextHit.latest``).
 
 Time is the session's date as stored (:func:`anchormem.query.dates.parse_when`); where no date can be
@@ -40,9 +44,10 @@ from anchormem.query.snapshot import ScopeSnapshot
 _EPOCH = datetime(1970, 1, 1)
 PROMOTE_ON_SUBJECT = 0.5  # share of the best subject score that makes a context a candidate for promotion
 PROMOTE_SESSIONS = 2  # the latest sessions on the subject that each put their most on-subject context first
-PROMOTE_LATEST = 2  # contexts the latest of them puts first (two: windows overlap by a turn)
+PROMOTE_LATEST = 2  # without anchors: contexts the latest of them puts first (two: windows overlap by a turn)
 ON_SUBJECT = 0.6  # share of the best score a context needs to count as being about the query's subject
 COMPARED_ON_SUBJECT = 0.7  # share of the best subject score that makes a returned context compared with the promoted
+SUBJECT_ANCHORS = 10  # the query's best anchors by meaning that make its subject (as many as §4.3's top facts)
 
 _NOW = re.compile(
     r"\b(now|currently|current|these days|nowadays|at the moment|at present|still|any ?more|today|"
@@ -135,6 +140,51 @@ def on_subject(subject: npt.NDArray[np.float64], share: float = PROMOTE_ON_SUBJE
     return [int(r) for r in np.flatnonzero(subject >= share * peak)]
 
 
+def is_statement(anchor: str) -> bool:
+    """Whether an anchor states something: not a question ("…?") and not the assistant's words (an
+    anchor taken from a turn starts with its speaker: "assistant: Noted, no coffee.")."""
+    text = anchor.strip()
+    return not text.endswith("?") and not text.lower().startswith("assistant:")
+
+
+def latest_statements(
+    snapshot: ScopeSnapshot,
+    query: str,
+    fact_scores: npt.NDArray[np.floating],
+    relevance: npt.NDArray[np.float64],
+) -> tuple[list[int], list[int]]:
+    """The rows to put first because the query asks about the present, and the rows weighed.
+
+    The query's subject is its ``SUBJECT_ANCHORS`` best anchors by meaning (the facts closest to
+    it), read statement by statement: questions and the assistant's words are left out
+    (:func:`is_statement`). Among the contexts holding them, the ``PROMOTE_SESSIONS`` latest
+    sessions each put first the context of their closest statement (latest first). One context per
+    session: it holds the statement itself, so a neighbouring window adds nothing (a third one
+    cost LoCoMo evidence and found no newer statement on the change-over-time chats). Weighed:
+    every context holding one of those statements (the earlier ones are what the latest replaces).
+    ([], []) for other queries and for a snapshot without anchors.
+    """
+    if not snapshot.facts or relevance.size == 0 or not asks_present(query):
+        return [], []
+    fact_context = snapshot.fact_context
+    scores = np.asarray(fact_scores, dtype=np.float64)
+    ranked = np.lexsort((np.arange(scores.size), -scores))[:SUBJECT_ANCHORS]
+    best: dict[int, float] = {}
+    for fact in ranked:
+        row = int(fact_context[fact])
+        if row >= 0 and row not in best and is_statement(snapshot.facts[fact].text):
+            best[row] = float(scores[fact])
+    if not best:
+        return [], []
+    line = timeline(snapshot)
+    by_session: dict[float, list[int]] = {}
+    for row in best:
+        by_session.setdefault(line.session_time[row], []).append(row)
+    latest = sorted(by_session, reverse=True)[:PROMOTE_SESSIONS]
+    rows = [sorted(by_session[t], key=lambda r: (-best[r], -float(relevance[r]), r)) for t in latest]
+    return [group[0] for group in rows], list(best)
+
+
 def latest_on_subject(
     snapshot: ScopeSnapshot,
     query: str,
@@ -204,24 +254,27 @@ def compare_dates(
     snapshot: ScopeSnapshot,
     rows: Sequence[int],
     scores: Sequence[float],
-    also_on_subject: Collection[int] = (),
+    weighed: Collection[int] = (),
 ) -> dict[int, tuple[bool | None, tuple[int, ...]]]:
     """For each returned row: (latest, rows on the same subject from later sessions).
 
-    Rows scoring at least ``ON_SUBJECT`` of the best returned score are on the query's subject, and
-    so are the returned rows in ``also_on_subject`` (the rows the recency rule weighed when it put
-    the latest statement first: an earlier statement in other words, scored low, is still what the
-    latest one replaces). They are compared by their session's time; ``latest`` is None for the
-    others, and for every row when fewer than two sessions are on the subject (nothing to compare).
+    The rows on the query's subject are the returned rows in ``weighed`` when the recency rule put
+    statements first (the contexts of the statements it weighed: an earlier statement in other
+    words, scored low, is still what the latest one replaces, and a later question or passing
+    mention scored high is not a statement on the subject); otherwise the rows scoring at least
+    ``ON_SUBJECT`` of the best returned score. They are compared by their session's time;
+    ``latest`` is None for the others, and for every row when fewer than two sessions are on the
+    subject (nothing to compare).
     """
     out: dict[int, tuple[bool | None, tuple[int, ...]]] = {row: (None, ()) for row in rows}
     if not rows:
         return out
     top = max(scores)
-    also = set(also_on_subject)
-    same = [
-        row for row, score in zip(rows, scores, strict=True) if (top > 0 and score >= ON_SUBJECT * top) or row in also
-    ]
+    if weighed:
+        chosen = set(weighed)
+        same = [row for row in rows if row in chosen]
+    else:
+        same = [row for row, score in zip(rows, scores, strict=True) if top > 0 and score >= ON_SUBJECT * top]
     line = timeline(snapshot)
     if len({line.session_time[r] for r in same}) < 2:
         return out

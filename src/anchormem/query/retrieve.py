@@ -17,7 +17,7 @@ A *recipe* names how candidate contexts are scored and chosen (``RetrievalSettin
   whose source contexts are all returned already, and an extractive event says only what the
   returned contexts do not (``query.events``). ``max_contexts`` counts full windows: a chat window
   cut short takes the share of a window its text fills (``query.select``). For a question about the
-  present, the two latest sessions on its subject come first (``query.recency``).
+  present, the latest statements on its subject come first (``query.recency``).
   Each normalised signal is first spread over the turns that overlapping windows share (a turn
   scores its best window, a window the mean of its turns), so a window next to a strong one
   gains: the answer often continues past the matched window.
@@ -50,7 +50,14 @@ from anchormem.errors import ConfigError, InputError
 from anchormem.model import ContextHit, Event, EventHit, FactHit, SearchResult
 from anchormem.query.events import events_that_add, what_they_add
 from anchormem.query.fuse import order_by_score, rrf
-from anchormem.query.recency import COMPARED_ON_SUBJECT, compare_dates, latest_on_subject, on_subject, put_first
+from anchormem.query.recency import (
+    COMPARED_ON_SUBJECT,
+    compare_dates,
+    latest_on_subject,
+    latest_statements,
+    on_subject,
+    put_first,
+)
 from anchormem.query.scoring import (
     context_max,
     context_soft_max,
@@ -234,12 +241,17 @@ def _hybrid(
     scores = {row: float(relevance[row]) for row in chosen}
     weighed: frozenset[int] = frozenset()
     if recipe.recency and signals:
-        subject = np.maximum.reduce(signals)
         # the best-scored context keeps a place: the rule may have picked passing mentions
-        first = latest_on_subject(snapshot, query, relevance, subject)[: max(1, limit - 1)]
+        if snapshot.facts:
+            first, compared = latest_statements(snapshot, query, fact_scores, relevance)
+        else:  # no anchors: the subject is the strongest normalised signal
+            subject = np.maximum.reduce(signals)
+            first = latest_on_subject(snapshot, query, relevance, subject)
+            compared = on_subject(subject, COMPARED_ON_SUBJECT)
+        first = first[: max(1, limit - 1)]
         chosen, scores = put_first(chosen, scores, first, limit, snapshot.context_share)
         if first:
-            weighed = frozenset(on_subject(subject, COMPARED_ON_SUBJECT))
+            weighed = frozenset(compared)
     return chosen, scores, weighed
 
 
