@@ -69,7 +69,7 @@ def require_user(user_id: str, key: Annotated[ApiKey, Depends(require_key)]) -> 
 
 def request_scope(user_id: str, agent_id: str | None, run_id: str | None) -> ScopeArgs:
     """The scope a request names: the checked path user with the request's ``agent_id`` and ``run_id``.
-    An agent's own memory (path user ``-``) needs an ``agent_id``, else 400 ``invalid_input`` (as any other bad input)."""
+    An agent's own memory (path user ``-``) needs an ``agent_id``, else 400 ``invalid_input``."""
     if user_id == NO_USER and agent_id is None:
         raise ApiError(400, "invalid_input", "the path user '-' is an agent's own memory: name the agent with agent_id")
     return {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
