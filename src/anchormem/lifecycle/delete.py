@@ -59,13 +59,13 @@ def rewrite(
     cache: object | None,
     texts: Iterable[str],
     change: Callable[[], dict[str, int]],
-    rederive: Callable[[], IngestReport],
-    stopped: str,
+    rederive: Callable[[], IngestReport] = IngestReport,
+    stopped: str = "rebuilding stopped",
 ) -> Rewritten:
     """The one order of a change that forgets words (a delete, an update): first the cached LLM exchanges
     holding ``texts`` (once the store has changed nothing names them, so a crash after the change could
     not be followed by a re-run that finishes the forgetting), then ``change`` of the store, then
-    ``rederive`` of what the remaining words support (an LLM failure leaves the change standing and is
+    ``rederive`` of what the remaining words support (default: nothing; an LLM failure leaves the change standing and is
     noted as ``stopped: <error>``; the next add finishes it), and whatever failed after the forgetting,
     a scrub of the store file's freed bytes."""
     forgotten = forget_cached(cache, texts)
@@ -98,7 +98,7 @@ def delete_turns(
 def delete_scope(store: Store, scope: Scope, cache: object | None) -> DeleteReport:
     texts: list[str] = [x for t in store.turns(scope) for x in (t.text, t.image_caption) if x]
     texts += [f.text for f in store.facts(scope)] + [e.text for e in store.events(scope)]
-    done = rewrite(store, cache, texts, lambda: store.delete_scope(scope), IngestReport, "")
+    done = rewrite(store, cache, texts, lambda: store.delete_scope(scope))  # nothing is left to rebuild
     return _deleted(done.counts, done.forgotten, done.rebuilt)
 
 
