@@ -160,6 +160,11 @@ def test_session_items_added_again_are_stored_once_under_ids_from_their_content(
     assert turns[1].time_given == "2024-05-01T09:00:00Z", "the item's own time"
     assert turns[0].time_given, "no time of its own: the time it was added"
 
+    with pytest.raises(TypeError, match="unexpected keyword argument 'k'"):
+        AnchorMemSession("chat-3", memory, user_id="fay", k=3)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'top'"):
+        memory_tools(memory, user_id="fay", top=3)
+
     again = AnchorMemSession("chat-3", memory, user_id="fay", agent_id="coach")  # a fresh, empty history
     asyncio.run(again.add_items(items[2:]))
     assert len(memory.turns(user_id="fay", agent_id="coach")) == 2

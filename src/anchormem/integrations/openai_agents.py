@@ -174,6 +174,9 @@ class AnchorMemSession:
         self.session_id = session_id
         self.history: Session = history if history is not None else SQLiteSession(session_id)
         self.session_settings = getattr(self.history, "session_settings", None)
+        unknown = sorted(set(scope) - ScopeOptions.__optional_keys__)  # k, say: a Binding would take it
+        if unknown:
+            raise TypeError(f"AnchorMemSession() got an unexpected keyword argument {unknown[0]!r}")
         self.binding = Binding(memory, user_id, **scope)
         self.names = dict(names or {})
         self.forget_on_clear = forget_on_clear
