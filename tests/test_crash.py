@@ -61,7 +61,10 @@ def _run(store: Path, conv: Path, kill_after: float | None) -> bool:
     if kill_after is not None:
         time.sleep(kill_after)
         proc.send_signal(signal.SIGKILL)
-    out, _err = proc.communicate(timeout=60)
+    # Read on through the buffer readline filled: a quick run's DONE may already be in it, where
+    # communicate(), reading the pipe itself, would never see it.
+    out = proc.stdout.read()
+    proc.wait(timeout=60)
     return "DONE" in out
 
 

@@ -20,6 +20,7 @@ from anchormem.aio import AsyncMemory
 from anchormem.client import AsyncClient
 from anchormem.errors import InputError
 from anchormem.extras import MissingExtraError
+from anchormem.ingest.messages import parse_messages
 from anchormem.integrations.openai_agents import (
     RECALL_HEADER,
     AnchorMemSession,
@@ -137,6 +138,38 @@ def test_session_keeps_the_items_and_mirrors_messages_into_memory(memory: Memory
     asyncio.run(session.clear_session())
     assert asyncio.run(session.get_items()) == []
     assert len(memory.turns(user_id="dana")) == 3  # long-term memory stays unless asked
+
+
+def test_session_items_added_again_are_stored_once_under_ids_from_their_content(memory: Memory) -> None:
+    items = [
+        {"role": "user", "content": "I moved to Lyon."},
+        {"type": "function_call", "name": "search_memory", "arguments": "{}", "call_id": "c1"},
+        {"role": "assistant", "content": "Noted.", "created_at": "2024-05-01T09:00:00Z"},
+    ]
+    session = AnchorMemSession("chat-3", memory, user_id="fay", agent_id="coach")
+    asyncio.run(session.add_items(items))
+    asyncio.run(session.add_items(items))  # a re-sent window: the SDK's history holds it twice, memory once
+    assert len(asyncio.run(session.get_items())) == 6
+    turns = memory.turns(user_id="fay", agent_id="coach")
+    assert [t.text for t in turns] == ["I moved to Lyon.", "Noted."]
+    as_messages = [
+        {"role": "user", "content": "I moved to Lyon.", "session": "chat-3"},
+        {"role": "assistant", "content": "Noted.", "session": "chat-3", "created_at": "2024-05-01T09:00:00Z"},
+    ]
+    assert [t.id for t in turns] == [t.id for t in parse_messages(as_messages)], "the normaliser's content ids"
+    assert turns[1].time_given == "2024-05-01T09:00:00Z", "the item's own time"
+    assert turns[0].time_given, "no time of its own: the time it was added"
+
+    with pytest.raises(TypeError, match="unexpected keyword argument 'k'"):
+        AnchorMemSession("chat-3", memory, user_id="fay", k=3)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'top'"):
+        memory_tools(memory, user_id="fay", top=3)
+
+    again = AnchorMemSession("chat-3", memory, user_id="fay", agent_id="coach")  # a fresh, empty history
+    asyncio.run(again.add_items(items[2:]))
+    assert len(memory.turns(user_id="fay", agent_id="coach")) == 2
+    assert message_text(asyncio.run(again.pop_item())) == "Noted."
+    assert [t.text for t in memory.turns(user_id="fay", agent_id="coach")] == ["I moved to Lyon."]
 
 
 def test_session_over_the_async_client_and_forgetting_on_clear(server: LiveServer, filled: Memory) -> None:

@@ -208,12 +208,20 @@ def test_streamable_http_round_trip(tmp_path: Path) -> None:
             proc.wait()
 
 
-def test_search_of_a_memory_with_nothing_stored_is_empty(memory: Memory) -> None:
-    async def run() -> Any:
-        async with Client(build_server(memory, user_id="newcomer")) as client:
-            return data(await client.call_tool("search_memory", {"query": "What does the user like?"}))
+def test_a_search_that_finds_nothing_says_whether_the_scope_holds_any_memory(memory: Memory) -> None:
+    memory.add([{"speaker": "Ana", "text": "I adopted a dog named Pico.", "session": "1"}], user_id="ana")
 
-    assert asyncio.run(run()) == {"memories": "", "turn_ids": [], "contexts": [], "events": []}
+    async def search(user_id: str, **args: Any) -> Any:
+        async with Client(build_server(memory, user_id=user_id)) as client:
+            return await client.call_tool("search_memory", {"query": "What does the user like?", **args})
+
+    empty = asyncio.run(search("newcomer"))
+    found = data(empty)
+    assert empty.content[0].text == found["memories"]
+    assert found["memories"].startswith("No memories yet for this scope (user 'newcomer')")
+    assert (found["turn_ids"], found["contexts"], found["events"]) == ([], [], [])
+    unmatched = data(asyncio.run(search("ana", filters={"topic": "work"})))
+    assert unmatched["memories"].startswith("No memories match this search") and unmatched["contexts"] == []
 
 
 def test_a_resent_message_is_one_turn_and_a_timed_repeat_is_two(memory: Memory) -> None:

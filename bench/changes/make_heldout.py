@@ -17,6 +17,8 @@ import argparse
 import json
 from pathlib import Path
 
+from make_heldout_more import build as build_sample  # the LoCoMo layout, written once
+
 U, A = "user", "assistant"
 
 SESSIONS: list[tuple[str, list[tuple[str, str]]]] = [
@@ -150,20 +152,7 @@ QUESTIONS: list[tuple[str, str, str]] = [
 
 
 def build() -> dict[str, object]:
-    conversation: dict[str, object] = {"speaker_a": U, "speaker_b": A}
-    ids: dict[str, str] = {}
-    for n, (date, turns) in enumerate(SESSIONS, 1):
-        conversation[f"session_{n}_date_time"] = date
-        rows = []
-        for i, (speaker, text) in enumerate(turns, 1):
-            rows.append({"speaker": speaker, "dia_id": f"D{n}:{i}", "text": text})
-            ids[text] = f"D{n}:{i}"
-        conversation[f"session_{n}"] = rows
-    qa = []
-    for question, answer, start in QUESTIONS:
-        (evidence,) = [dia for text, dia in ids.items() if text.startswith(start)]
-        qa.append({"question": question, "answer": answer, "evidence": [evidence], "category": 4, "kind": "update"})
-    return {"sample_id": "changes-heldout", "conversation": conversation, "qa": qa}
+    return build_sample("changes-heldout", SESSIONS, [(q, a, start, "update") for q, a, start in QUESTIONS])
 
 
 def main() -> None:

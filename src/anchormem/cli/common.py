@@ -47,8 +47,13 @@ def store_options(p: argparse.ArgumentParser) -> None:
         choices=list(BACKENDS),
         help="embedding backend (default minilm: all-MiniLM-L6-v2, offline)",
     )
-    g.add_argument("--json", action="store_true", help="machine-readable JSON output")
-    g.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    flag(g, "--json", help="machine-readable JSON output")
+    flag(g, "--quiet", "-q", help="no progress bars")
+
+
+def flag(p: argparse._ActionsContainer, *names: str, help: str) -> None:
+    """An on/off option (``store_true``): off unless given."""
+    p.add_argument(*names, action="store_true", help=help)
 
 
 def scope_options(p: argparse.ArgumentParser, required: bool = False) -> None:

@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from anchormem.cli.common import settings_from, store_options
+from anchormem.cli.common import flag, settings_from, store_options
 from anchormem.cli.progress import Bars
 from anchormem.config import Settings
 from anchormem.ingest.sources import Conversation, parse_messages
@@ -25,7 +25,7 @@ DEMO_USER = "demo"
 
 def register(sub: Any) -> None:
     p = sub.add_parser("demo", help="build a memory from a shipped conversation and query it")
-    p.add_argument("--keep", action="store_true", help="keep the demo store (default: a temporary one)")
+    flag(p, "--keep", help="keep the demo store (default: a temporary one)")
     store_options(p)
     p.set_defaults(handler=cmd_demo)
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from anchormem.cli.common import positive_int, settings_from, store_options
+from anchormem.cli.common import flag, positive_int, settings_from, store_options
 
 if TYPE_CHECKING:
     from anchormem.config import LLMSettings, Settings
@@ -49,7 +49,7 @@ def _run_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--samples", help="comma-separated sample ids (default: all)")
     s.add_argument("--facts", help="precomputed facts JSONL (default: extract with the LLM, else offline)")
     s.add_argument("--events", help="precomputed events JSONL (default: integrate with the LLM, else extractive)")
-    s.add_argument("--no-answer", action="store_true", help="retrieval only: score evidence recall")
+    flag(s, "--no-answer", help="retrieval only: score evidence recall")
     s.add_argument("--max-contexts", type=positive_int, help="at most this many contexts (default: k)")
     from anchormem.eval.runner import eval_variants
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from anchormem.cli.common import open_memory, positive_int, subcommand
+from anchormem.cli.common import flag, open_memory, positive_int, scope_kwargs, subcommand
 from anchormem.errors import InputError
 from anchormem.serialize import to_jsonable
 
@@ -29,11 +29,7 @@ def register(sub: Any) -> None:
         target.add_argument("--session", help="session label, e.g. 3")
         target.add_argument("--turn", help="turn id, e.g. D3:7")
         target.add_argument("--context", help="context id (c-…): deletes the turns it holds")
-        target.add_argument(
-            "--all",
-            action="store_true",
-            help="the whole memory (every agent/run of the user unless --agent/--run narrow it)",
-        )
+        flag(target, "--all", help="the whole memory (every agent/run of the user unless --agent/--run narrow it)")
     with subcommand(sub, "history", "the append-only record of changes to a memory", cmd_history) as p:
         p.add_argument("--limit", type=positive_int, help="only the newest N entries")
     with subcommand(sub, "export", "write a user's memory as JSONL (stdout, or --out FILE)", cmd_export) as p:
@@ -45,27 +41,18 @@ def register(sub: Any) -> None:
 def cmd_update(args: argparse.Namespace) -> Any:
     text = sys.stdin.read() if args.text == "-" else args.text
     with open_memory(args) as mem:
-        report = mem.update(args.turn_id, text, user_id=args.user, agent_id=args.agent, run_id=args.run)
-    return to_jsonable(report)
+        return to_jsonable(mem.update(args.turn_id, text, **scope_kwargs(args)))
 
 
 def cmd_delete(args: argparse.Namespace) -> Any:
+    target = {"session": args.session, "turn": args.turn, "context": args.context, "all": args.all}
     with open_memory(args) as mem:
-        report = mem.delete(
-            user_id=args.user,
-            agent_id=args.agent,
-            run_id=args.run,
-            session=args.session,
-            turn=args.turn,
-            context=args.context,
-            all=args.all,
-        )
-    return to_jsonable(report)
+        return to_jsonable(mem.delete(**scope_kwargs(args), **target))
 
 
 def cmd_history(args: argparse.Namespace) -> Any:
     with open_memory(args) as mem:
-        entries = mem.history(user_id=args.user, agent_id=args.agent, run_id=args.run, limit=args.limit)
+        entries = mem.history(limit=args.limit, **scope_kwargs(args))
     if args.json:
         return to_jsonable(entries)
     return [history_line(e) for e in entries] or "(no history)"
@@ -82,7 +69,7 @@ def history_line(entry: Any) -> str:
 
 def cmd_export(args: argparse.Namespace) -> None:
     with open_memory(args) as mem:
-        records = mem.export(user_id=args.user, agent_id=args.agent, run_id=args.run)
+        records = mem.export(**scope_kwargs(args))
         if not args.out:
             for record in records:
                 sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")

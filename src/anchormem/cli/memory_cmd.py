@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from anchormem.cli.common import positive_int, scope_kwargs, subcommand, variant_option, with_memory
+from anchormem.cli.common import flag, positive_int, scope_kwargs, subcommand, variant_option, with_memory
 from anchormem.cli.progress import Bars
 from anchormem.cli.search_options import narrowing_kwargs, narrowing_options
 from anchormem.errors import InputError
@@ -30,11 +30,7 @@ def register(sub: Any) -> None:
         p.add_argument("--message", metavar="TEXT", help="add this one message instead of a file")
         p.add_argument("--speaker", help="who said --message (default: user)")
         p.add_argument("--sample", help="LoCoMo sample id to add (e.g. conv-26)")
-        p.add_argument(
-            "--all-samples",
-            action="store_true",
-            help="add every LoCoMo sample, each as its own run (--run = sample id)",
-        )
+        flag(p, "--all-samples", help="add every LoCoMo sample, each as its own run (--run = sample id)")
         p.add_argument("--facts", help="precomputed facts JSONL (records with dia_ids and facts)")
         p.add_argument("--events", help="precomputed events JSONL (records with event and source_facts)")
     with subcommand(sub, "search", "retrieve memories for a query, with provenance", with_memory(cmd_search)) as p:

@@ -7,6 +7,8 @@ import argparse
 import json
 from typing import Any
 
+from anchormem.cli.common import flag
+
 FILTER_HELP = (
     "only messages whose metadata has KEY equal to VALUE (repeatable: every pair must match); VALUE is read as "
     'JSON when it is JSON (2, true, "2"), else as text'
@@ -27,11 +29,7 @@ def key_value(text: str) -> tuple[str, Any]:
 
 def narrowing_options(p: argparse.ArgumentParser) -> None:
     """The options that narrow a search: sub-scopes, metadata, session and time range."""
-    p.add_argument(
-        "--exact-scope",
-        action="store_true",
-        help="search only the exact scope given, not the agents and runs under it",
-    )
+    flag(p, "--exact-scope", help="search only the exact scope given, not the agents and runs under it")
     p.add_argument("--filter", action="append", type=key_value, metavar="KEY=VALUE", help=FILTER_HELP)
     p.add_argument("--session", help="only messages of this session label")
     p.add_argument(

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from anchormem.cli.common import open_memory, positive_int, store_options
+from anchormem.cli.common import flag, open_memory, positive_int, store_options
 from anchormem.extras import requires_extra
 
 DEFAULT_PORT = 8420
@@ -39,7 +39,7 @@ def register(sub: Any) -> None:
     k = inner.add_parser("add", help="create a key (printed once; only its sha256 is stored)")
     k.add_argument("--keys", required=True, help="API keys file (created if missing)")
     k.add_argument("--user", action="append", default=[], help="a user this key may access (repeatable)")
-    k.add_argument("--admin", action="store_true", help="the key may access every user")
+    flag(k, "--admin", help="the key may access every user")
     k.add_argument("--note", default="", help="what the key is for")
     store_options(k)
     k.set_defaults(handler=cmd_key_add)

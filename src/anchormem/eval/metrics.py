@@ -290,33 +290,36 @@ def _split_sentences(text: str) -> list[str]:
 _Rule = tuple[re.Pattern[str], str]
 
 
-def _rules(*pairs: tuple[str, str]) -> tuple[_Rule, ...]:
+def _rules(*rules: str | tuple[str, str]) -> tuple[_Rule, ...]:
+    """Substitutions in order: a ``(pattern, replacement)`` pair, or a bare pattern whose match is set
+    apart by a space on each side (most of the tokenizer's rules)."""
+    pairs = (rule if isinstance(rule, tuple) else (rule, r" \g<0> ") for rule in rules)
     return tuple((re.compile(pattern), repl) for pattern, repl in pairs)
 
 
 _OPENING_QUOTES = _rules(
-    (r"([«“‘„]|[`]+)", r" \1 "),
+    r"[«“‘„]|[`]+",
     (r"^\"", r"``"),
-    (r"(``)", r" \1 "),
+    r"``",
     (r"([ \(\[{<])(\"|\'{2})", r"\1 `` "),
     (r"(?i)(\')(?!re|ve|ll|m|t|s|d|n)(\w)\b", r"\1 \2"),
 )
 _PUNCTUATION_RULES = _rules(
     (r"([^\.])(\.)([\]\)}>\"\'»”’ ]*)\s*$", r"\1 \2 \3 "),
     (r"([:,])([^\d])", r" \1 \2"),
-    (r"([:,])$", r" \1 "),
-    (r"\.{2,}", r" \g<0> "),
-    (r"[;@#$%&]", r" \g<0> "),
+    r"[:,]$",
+    r"\.{2,}",
+    r"[;@#$%&]",
     (r"([^\.])(\.)([\]\)}>\"\']*)\s*$", r"\1 \2\3 "),
-    (r"[?!]", r" \g<0> "),
+    r"[?!]",
     (r"([^'])' ", r"\1 ' "),
-    (r"[*]", r" \g<0> "),
-    (r"[\]\[\(\)\{\}\<\>]", r" \g<0> "),
-    (r"--", r" -- "),
+    r"[*]",
+    r"[\]\[\(\)\{\}\<\>]",
+    r"--",
 )
 _CLOSING_QUOTES = _rules(
-    (r"([»”’])", r" \1 "),
-    (r"''", " '' "),
+    r"[»”’]",
+    r"''",
     (r'"', " '' "),
     (r"\s+", " "),
     (r"([^' ])('[sS]|'[mM]|'[dD]|') ", r"\1 \2 "),

@@ -28,7 +28,7 @@ a time or an id are taken for one; give them a time or an id to keep both.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +74,10 @@ class MessageFields:
     image_caption: str | None
     metadata: dict[str, Any] | None
 
+    def as_turn(self, turn_id: str, position: int) -> Turn:
+        """The :class:`Turn` this message is, once it has an id and a place in its session."""
+        return Turn(position=position, **{**vars(self), "id": turn_id})
+
 
 def as_messages(source: object) -> list[Any]:
     """What ``add`` was given as a message list: a plain string is one user message
@@ -106,36 +110,33 @@ def parse_messages(data: Any, where: str | None = None, max_turns: int | None = 
     check_turn_count(len(data), where or "messages", max_turns)
     turns: list[Turn] = []
     positions: dict[str, int] = {}
-    occurrences: dict[tuple[str, ...], int] = {}
     seen: set[str] = set()
-    for i, raw in enumerate(data):
-        place = f"{prefix}message {i + 1}"
-        msg = normalise(raw, place)
+    for i, (msg, tid) in enumerate(_identified(data, prefix)):
+        if tid in seen:
+            raise InputError(f"{prefix}message {i + 1}: duplicate id {tid!r}")
+        seen.add(tid)
         pos = positions.get(msg.session, 0)
         positions[msg.session] = pos + 1
-        content = (msg.session, msg.speaker, msg.text, msg.time_given or "")
-        nth = occurrences.get(content, 0)
-        occurrences[content] = nth + 1
-        tid = msg.id or stable_id("t", *content, str(nth))
-        if tid in seen:
-            raise InputError(f"{place}: duplicate id {tid!r}")
-        seen.add(tid)
-        turns.append(
-            Turn(
-                id=tid,
-                session=msg.session,
-                position=pos,
-                speaker=msg.speaker,
-                text=msg.text,
-                timestamp=msg.timestamp,
-                image_caption=msg.image_caption,
-                time_given=msg.time_given,
-                metadata=msg.metadata,
-            )
-        )
+        turns.append(msg.as_turn(tid, pos))
     order = {s: i for i, s in enumerate(dict.fromkeys(t.session for t in turns))}
     turns.sort(key=lambda t: (order[t.session], t.position))
     return turns
+
+
+def identify(data: Sequence[object], where: str | None = None) -> list[tuple[MessageFields, str]]:
+    """Each message of the list ``data``, read and checked, with the turn id it gets when the list is added
+    in one call: its own ``id``, else one from its content (see the module's notes)."""
+    return list(_identified(data, f"{where}: " if where else ""))
+
+
+def _identified(data: Sequence[object], prefix: str) -> Iterator[tuple[MessageFields, str]]:
+    occurrences: dict[tuple[str, ...], int] = {}
+    for i, raw in enumerate(data):
+        msg = normalise(raw, f"{prefix}message {i + 1}")
+        content = (msg.session, msg.speaker, msg.text, msg.time_given or "")
+        nth = occurrences.get(content, 0)
+        occurrences[content] = nth + 1
+        yield msg, msg.id or stable_id("t", *content, str(nth))
 
 
 def normalise(msg: object, place: str) -> MessageFields:

@@ -7,7 +7,7 @@ import asyncio
 import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from anchormem.errors import ConfigError, NotFoundError
 from anchormem.model import IngestReport, SearchResult
@@ -20,6 +20,20 @@ if TYPE_CHECKING:
 
 MemoryLike: TypeAlias = "Memory | AsyncMemory | Client | AsyncClient"
 """What the adapters take: a memory in this process (blocking or async) or a client of a served one."""
+
+
+class ScopeOptions(TypedDict, total=False):
+    """The keywords every adapter takes to narrow the user's memory: an agent, and a run under it."""
+
+    agent_id: str | None
+    run_id: str | None
+
+
+class SearchOptions(ScopeOptions, total=False):
+    """:class:`ScopeOptions` and ``k``, how many memories a search considers (default: the memory's
+    setting)."""
+
+    k: int | None
 
 
 def _is_async(method: Any) -> bool:

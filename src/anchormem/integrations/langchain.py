@@ -25,11 +25,11 @@ async-only ones need the async calls (``ainvoke``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 from anchormem.errors import InputError
 from anchormem.extras import requires_extra
-from anchormem.integrations.binding import Binding, MemoryLike, as_text
+from anchormem.integrations.binding import Binding, MemoryLike, SearchOptions, as_text
 from anchormem.integrations.tool_text import ADD_DESCRIPTION, SEARCH_DESCRIPTION
 from anchormem.model import ContextHit, EventHit, SearchResult
 from anchormem.serialize import to_jsonable
@@ -129,23 +129,19 @@ class AddArgs(BaseModel):
 
 
 def memory_tools(
-    memory: MemoryLike,
-    *,
-    user_id: str | None = None,
-    agent_id: str | None = None,
-    run_id: str | None = None,
-    k: int | None = None,
-    speaker: str = "user",
+    memory: MemoryLike, *, user_id: str | None = None, speaker: str = "user", **scope: Unpack[SearchOptions]
 ) -> list[BaseTool]:
     """``search_memory`` and ``add_memory`` tools over ``memory`` (a ``Memory``, ``AsyncMemory``,
     ``Client`` or ``AsyncClient``).
 
     ``user_id`` fixes whose memory they touch; left out, each call reads it from
     ``config["configurable"]["user_id"]`` (LangGraph: ``graph.invoke(..., {"configurable":
-    {"user_id": ...}})``). ``speaker`` names the author of remembered statements. ``search_memory``
-    also returns the full result as its artifact (JSON) for code that wants the provenance.
+    {"user_id": ...}})``). ``agent_id``, ``run_id`` and ``k``: see
+    :class:`~anchormem.integrations.binding.SearchOptions`. ``speaker`` names the author of remembered
+    statements. ``search_memory`` also returns the full result as its artifact (JSON) for code that
+    wants the provenance.
     """
-    base = Binding(memory, user_id or "-", agent_id, run_id, k)
+    base = Binding(memory, user_id or "-", **scope)
 
     def bound(config: RunnableConfig | None) -> Binding:
         if user_id is not None:

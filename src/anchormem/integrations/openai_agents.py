@@ -22,16 +22,16 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Unpack
 
 from anchormem.errors import AnchorMemError, InputError, NotFoundError
 from anchormem.extras import requires_extra
-from anchormem.integrations.binding import Binding, MemoryLike, as_text
+from anchormem.ingest.messages import TIME_FIELDS, identify
+from anchormem.integrations.binding import Binding, MemoryLike, ScopeOptions, SearchOptions, as_text
 from anchormem.integrations.tool_text import ADD_DESCRIPTION, SEARCH_DESCRIPTION
-from anchormem.model import stable_id
 
 with requires_extra("openai-agents", "anchormem.integrations.openai_agents"):
     from agents import FunctionTool, RunContextWrapper, Session, SQLiteSession
@@ -73,19 +73,14 @@ def resolve_user(source: UserSource, context: Any) -> str:
 
 
 def memory_tools(
-    memory: MemoryLike,
-    *,
-    user_id: UserSource = None,
-    agent_id: str | None = None,
-    run_id: str | None = None,
-    k: int | None = None,
-    speaker: str = "user",
+    memory: MemoryLike, *, user_id: UserSource = None, speaker: str = "user", **scope: Unpack[SearchOptions]
 ) -> list[FunctionTool]:
     """``search_memory`` and ``add_memory`` over ``memory`` (a ``Memory``, ``AsyncMemory``, ``Client``
     or ``AsyncClient``). ``speaker`` names the author of remembered statements. Bad arguments from the
     model and failures of the memory (an unreachable service, say) are told to the model as the tool's
-    answer; a run with no user raises :class:`~anchormem.errors.InputError`."""
-    base = Binding(memory, "-", agent_id, run_id, k)
+    answer; a run with no user raises :class:`~anchormem.errors.InputError`. ``agent_id``, ``run_id``
+    and ``k``: see :class:`~anchormem.integrations.binding.SearchOptions`."""
+    base = Binding(memory, "-", **scope)
 
     async def search(ctx: RunContextWrapper[Any], raw: str) -> str:
         binding = base.scoped(resolve_user(user_id, ctx.context))  # no user: the application's error, raised
@@ -159,7 +154,10 @@ class AnchorMemSession:
     the exact items (default: ``SQLiteSession(session_id)``, in memory; give
     ``SQLiteSession(session_id, "chats.db")`` to keep it on disk). ``names`` maps roles to the speaker
     names stored (``{"user": "Maya", "assistant": "Coach"}``; default the roles themselves): facts
-    read better with names. Each message is stored with the time it was added.
+    read better with names. Each message goes through the library's message normaliser
+    (:mod:`anchormem.ingest.messages`): its id comes from its content, so an item added again is stored
+    once, and its time is the item's own (``timestamp``, ``created_at``, ...) if it has one, else the
+    time it was added.
     """
 
     def __init__(
@@ -168,33 +166,41 @@ class AnchorMemSession:
         memory: MemoryLike,
         *,
         user_id: str,
-        agent_id: str | None = None,
-        run_id: str | None = None,
         history: Session | None = None,
         names: Mapping[str, str] | None = None,
         forget_on_clear: bool = False,
+        **scope: Unpack[ScopeOptions],
     ) -> None:
         self.session_id = session_id
         self.history: Session = history if history is not None else SQLiteSession(session_id)
         self.session_settings = getattr(self.history, "session_settings", None)
-        self.binding = Binding(memory, user_id, agent_id, run_id)
+        unknown = sorted(set(scope) - ScopeOptions.__optional_keys__)  # k, say: a Binding would take it
+        if unknown:
+            raise TypeError(f"AnchorMemSession() got an unexpected keyword argument {unknown[0]!r}")
+        self.binding = Binding(memory, user_id, **scope)
         self.names = dict(names or {})
         self.forget_on_clear = forget_on_clear
 
-    def _message(self, item: Any, index: int) -> dict[str, Any] | None:
+    def _messages(self, items: Sequence[Any]) -> list[dict[str, Any]]:
+        """The user and assistant messages among ``items`` as stored: each with the id the message
+        normaliser gives it from its content (an item sent again adds nothing), and the item's own time if
+        it has one, else the time it is added."""
+        said = [m for item in items if (m := self._said(item)) is not None]
+        added = {"timestamp": _now()}
+        return [
+            {**m, "id": turn_id, **({} if msg.time_given else added)}
+            for m, (msg, turn_id) in zip(said, identify(said, "session items"), strict=True)
+        ]
+
+    def _said(self, item: Any) -> dict[str, Any] | None:
         if not isinstance(item, Mapping):
             return None
         text = message_text(item)
         if text is None:
             return None
         role = str(item["role"])
-        return {
-            "id": stable_id("t", self.session_id, str(index), role, text),
-            "role": self.names.get(role, role),
-            "content": text,
-            "session": self.session_id,
-            "timestamp": _now(),
-        }
+        times = {name: item[name] for name in TIME_FIELDS if item.get(name) not in (None, "")}
+        return {"role": self.names.get(role, role), "content": text, "session": self.session_id, **times}
 
     def recall(self, *, k: int | None = None) -> Callable[[CallModelData[Any]], Any]:
         """:func:`recall` for the user and scope of this Session object, leaving out the contexts it added itself
@@ -208,9 +214,8 @@ class AnchorMemSession:
         return await self.history.get_items(limit)
 
     async def add_items(self, items: list[Any]) -> None:
-        start = len(await self.history.get_items())
         await self.history.add_items(items)
-        messages = [m for i, item in enumerate(items) if (m := self._message(item, start + i)) is not None]
+        messages = self._messages(items)
         if messages:
             await self.binding.aadd(messages)
 
@@ -218,8 +223,7 @@ class AnchorMemSession:
         item = await self.history.pop_item()
         if item is None:
             return None
-        message = self._message(item, len(await self.history.get_items()))
-        if message is not None:
+        for message in self._messages([item]):
             with contextlib.suppress(NotFoundError):  # it never reached long-term memory, or is gone
                 await self.binding.adelete(turn=message["id"])
         return item
@@ -238,17 +242,15 @@ def recall(
     memory: MemoryLike,
     *,
     user_id: UserSource = None,
-    agent_id: str | None = None,
-    run_id: str | None = None,
-    k: int | None = None,
     exclude_session: str | None = None,
+    **scope: Unpack[SearchOptions],
 ) -> Callable[[CallModelData[Any]], Any]:
     """A ``call_model_input_filter`` that adds the memories for the latest user message to the
     instructions before each model call: ``RunConfig(call_model_input_filter=recall(memory))``.
     Nothing is added when the user has no memory yet or nothing matches. ``exclude_session`` leaves
     out contexts of that session (the one the model already sees as its history; see
     :meth:`AnchorMemSession.recall`)."""
-    base = Binding(memory, "-", agent_id, run_id, k)
+    base = Binding(memory, "-", **scope)
 
     async def hook(data: CallModelData[Any]) -> ModelInputData:
         query = next((t for item in reversed(data.model_data.input) if (t := _user_text(item))), None)

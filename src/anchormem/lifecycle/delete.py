@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from anchormem.errors import LLMError, NotFoundError, StoreError
 from anchormem.model import DeleteReport, IngestReport, Scope
@@ -45,51 +45,75 @@ def resolve(
     return {"context": context}, list(found[0].turn_ids)
 
 
+class Rewritten(NamedTuple):
+    """What :func:`rewrite` did: cache entries forgotten, the store's counts of the change, and what was
+    derived again (its notes say when rebuilding stopped)."""
+
+    forgotten: int
+    counts: dict[str, int]
+    rebuilt: IngestReport
+
+
+def rewrite(
+    store: Store,
+    cache: object | None,
+    texts: Iterable[str],
+    change: Callable[[], dict[str, int]],
+    rederive: Callable[[], IngestReport] = IngestReport,
+    stopped: str = "rebuilding stopped",
+) -> Rewritten:
+    """The one order of a change that forgets words (a delete, an update): first the cached LLM exchanges
+    holding ``texts`` (once the store has changed nothing names them, so a crash after the change could
+    not be followed by a re-run that finishes the forgetting), then ``change`` of the store, then
+    ``rederive`` of what the remaining words support (default: nothing; an LLM failure leaves the change standing and is
+    noted as ``stopped: <error>``; the next add finishes it), and whatever failed after the forgetting,
+    a scrub of the store file's freed bytes."""
+    forgotten = forget_cached(cache, texts)
+    try:
+        counts = change()
+        try:
+            rebuilt = rederive()
+        except LLMError as exc:
+            rebuilt = IngestReport(notes=[f"{stopped}: {exc}"])
+    finally:
+        store.scrub()
+    return Rewritten(forgotten, counts, rebuilt)
+
+
 def delete_turns(
     store: Store, scope: Scope, turn_ids: Sequence[str], rebuild: Rebuild, cache: object | None
 ) -> DeleteReport:
     plan = cascade.plan(store, scope, turn_ids=turn_ids)
-    # The cache first: once the cascade commits the target is gone, so a crash after it could not be
-    # followed by a re-run of this delete to finish the forgetting.
-    forgotten = forget_cached(cache, plan.texts)
-    try:
-        counts = cascade.apply(store, scope, plan)
-        report = DeleteReport(
-            turns=counts["turns"],
-            contexts=counts["contexts"],
-            facts=counts["facts"],
-            events=counts["events"],
-            cache_entries_forgotten=forgotten,
-        )
-        try:
-            rebuilt = rebuild(scope, sorted(plan.sessions))
-        except LLMError as exc:  # the deletion stands; the surviving turns' windows wait for the next add
-            report.notes.append(f"rebuilding the surviving windows stopped: {exc}")
-        else:
-            report.contexts_rebuilt = rebuilt.contexts_added
-            report.facts_rebuilt = rebuilt.facts_added
-            report.events_rebuilt = rebuilt.events_added
-            report.llm_calls = rebuilt.llm_calls
-            report.notes.extend(rebuilt.notes)
-    finally:
-        store.scrub()  # whatever failed after the cascade, its freed bytes leave the file
-    return report
+    done = rewrite(
+        store,
+        cache,
+        plan.texts,
+        lambda: cascade.apply(store, scope, plan),
+        lambda: rebuild(scope, sorted(plan.sessions)),
+        "rebuilding the surviving windows stopped",
+    )
+    return _deleted(done.counts, done.forgotten, done.rebuilt)
 
 
 def delete_scope(store: Store, scope: Scope, cache: object | None) -> DeleteReport:
     texts: list[str] = [x for t in store.turns(scope) for x in (t.text, t.image_caption) if x]
     texts += [f.text for f in store.facts(scope)] + [e.text for e in store.events(scope)]
-    forgotten = forget_cached(cache, texts)  # before the store: see delete_turns
-    try:
-        counts = store.delete_scope(scope)
-    finally:
-        store.scrub()
+    done = rewrite(store, cache, texts, lambda: store.delete_scope(scope))  # nothing is left to rebuild
+    return _deleted(done.counts, done.forgotten, done.rebuilt)
+
+
+def _deleted(counts: dict[str, int], forgotten: int, rebuilt: IngestReport) -> DeleteReport:
     return DeleteReport(
         turns=counts["turns"],
         contexts=counts["contexts"],
         facts=counts["facts"],
         events=counts["events"],
+        contexts_rebuilt=rebuilt.contexts_added,
+        facts_rebuilt=rebuilt.facts_added,
+        events_rebuilt=rebuilt.events_added,
         cache_entries_forgotten=forgotten,
+        llm_calls=rebuilt.llm_calls,
+        notes=rebuilt.notes,
     )
 
 

@@ -8,8 +8,8 @@ file), and the session is re-cut and derived again from the new text, like an ad
 
 from __future__ import annotations
 
-from anchormem.errors import LLMError, NotFoundError
-from anchormem.lifecycle.delete import Rebuild, forget_cached
+from anchormem.errors import NotFoundError
+from anchormem.lifecycle.delete import Rebuild, rewrite
 from anchormem.model import Scope, UpdateReport
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
@@ -34,26 +34,33 @@ def update_turn(
     if turn.text == text:
         return report
     plan = cascade.plan(store, scope, turn_ids=[turn_id])
-    # The cache first, as a delete does: once the store holds the new text nothing names the old one.
-    report.cache_entries_forgotten = forget_cached(cache, [turn.text, *plan.texts])
-    try:
+
+    def replace() -> dict[str, int]:
         counts = store.update_turn(scope, turn_id, text)
         if not counts["turns"]:  # deleted by another process since it was read
             raise NotFoundError(f"no turn {turn_id!r} in the memory of user {scope.user_id!r}")
-        report.updated = True
-        report.contexts_superseded = counts["contexts"]
-        report.facts_superseded = counts["facts"]
-        report.events_superseded = counts["events"]
-        try:
-            rebuilt = rebuild(scope, [turn.session])
-        except LLMError as exc:  # the new text stands; its windows wait for the next add
-            report.notes.append(f"deriving from the new text stopped: {exc}")
-        else:
-            report.contexts_added = rebuilt.contexts_added
-            report.facts_added = rebuilt.facts_added
-            report.events_added = rebuilt.events_added
-            report.llm_calls = rebuilt.llm_calls
-            report.notes.extend(rebuilt.notes)
-    finally:
-        store.scrub()  # the old text's freed bytes leave the file
-    return report
+        return counts
+
+    # The old text is forgotten from the cache as a delete forgets: before the store holds the new text.
+    done = rewrite(
+        store,
+        cache,
+        [turn.text, *plan.texts],
+        replace,
+        lambda: rebuild(scope, [turn.session]),
+        "deriving from the new text stopped",
+    )
+    rebuilt = done.rebuilt
+    return UpdateReport(
+        turn_id=turn_id,
+        updated=True,
+        contexts_superseded=done.counts["contexts"],
+        facts_superseded=done.counts["facts"],
+        events_superseded=done.counts["events"],
+        contexts_added=rebuilt.contexts_added,
+        facts_added=rebuilt.facts_added,
+        events_added=rebuilt.events_added,
+        cache_entries_forgotten=done.forgotten,
+        llm_calls=rebuilt.llm_calls,
+        notes=rebuilt.notes,
+    )

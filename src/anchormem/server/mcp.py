@@ -28,7 +28,8 @@ from anchormem.errors import AnchorMemError
 from anchormem.ingest.messages import parse_messages
 from anchormem.ingest.sources import Conversation
 from anchormem.memory import Memory
-from anchormem.scopes import make_scope
+from anchormem.model import Scope
+from anchormem.scopes import covers, describe, make_scope
 from anchormem.serialize import report_dict, to_jsonable
 from anchormem.server.errors import classify, public_message
 from anchormem.validation import MAX_RESULTS, MAX_TURNS
@@ -157,6 +158,15 @@ async def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise ToolError(f"{code}: {public_message(exc, code)}") from exc
 
 
+def nothing_found(memory: Memory, scope: Scope, include_subscopes: bool) -> str:
+    """What a search that found nothing tells the agent: whether the scope holds no memory yet, or holds
+    some but none matched."""
+    searched = [s for s in memory.users() if s == scope or (include_subscopes and covers(scope, s))]
+    if not searched:
+        return f"No memories yet for this scope ({describe(scope)}): nothing has been stored."
+    return "No memories match this search (try other words, or fewer filters)."
+
+
 class StrictServer(MCPServer[Any]):
     """An MCP server that refuses a call naming an argument its tool does not declare, or leaving out
     one it requires."""
@@ -205,7 +215,8 @@ def build_server(
         "date, session and turn ids, marked [latest] or [earlier] where statements on the query's "
         "subject were compared by date (prefer [latest]); then event summaries that fit. The "
         "structured result lists the excerpts best first (rank 1 = highest score) with their ids. "
-        "A memory with nothing stored yet gives an empty result, not an error. The memories kept under "
+        "When nothing is found the text says so (no memories yet for this scope, or none matching), "
+        "not an error, and the structured lists are empty. The memories kept under "
         "this one (agents, runs) are searched too unless include_subscopes is false; filters, session, "
         "since and until narrow the search to matching messages (an excerpt is returned when one of its "
         "messages matches them all)."
@@ -233,7 +244,7 @@ def build_server(
             until=until,
             **where,
         )
-        block = result.as_prompt(max_chars=max_chars)
+        block = result.as_prompt(max_chars=max_chars) or await _call(nothing_found, memory, scope, include_subscopes)
         structured = {
             "memories": block,
             "turn_ids": result.turn_ids,

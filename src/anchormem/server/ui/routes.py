@@ -25,7 +25,7 @@ from anchormem.scopes import make_scope
 from anchormem.server.params import AgentQ, DeleteTarget, LabelQ, OffsetQ, RunQ, error_responses, page_of
 from anchormem.server.schemas import SearchRequest
 from anchormem.server.service import Key, Service, Svc, UserId
-from anchormem.server.ui.timeline import MAX_TIES, Inventory, InventoryCache
+from anchormem.server.ui.timeline import MAX_TIES, Inventory, InventoryCache, SessionInfo
 
 router = APIRouter(
     prefix="/v1/users/{user_id}/inspect", tags=["inspect"], responses=error_responses(400, 401, 403, 404)
@@ -86,20 +86,30 @@ async def key_info(key: Key, service: Svc) -> Any:
     }
 
 
+class SessionFilter:
+    """Which sessions the timeline lists: one label, those a speaker speaks in, those dated in a range."""
+
+    def __init__(
+        self, session: LabelQ = None, speaker: LabelQ = None, date_from: DayQ = None, date_to: DayQ = None
+    ) -> None:
+        self.session, self.speaker = session, speaker
+        self.day_from, self.day_to = _day(date_from, "date_from"), _day(date_to, "date_to")
+
+    def apply(self, inv: Inventory) -> list[SessionInfo]:
+        return inv.filter_sessions(
+            session=self.session, speaker=self.speaker, day_from=self.day_from, day_to=self.day_to
+        )
+
+
 @router.get("/sessions", summary="Sessions by date (paginated), filtered by session, speaker and date range")
 async def sessions(
     inspected: Inspected,
-    session: LabelQ = None,
-    speaker: LabelQ = None,
-    date_from: DayQ = None,
-    date_to: DayQ = None,
+    only: Annotated[SessionFilter, Depends()],
     offset: OffsetQ = 0,
     limit: int = Query(20, ge=1, le=MAX_PAGE),
 ) -> Any:
-    day_from, day_to = _day(date_from, "date_from"), _day(date_to, "date_to")
-
     def build(inv: Inventory) -> dict[str, Any]:
-        chosen = inv.filter_sessions(session=session, speaker=speaker, day_from=day_from, day_to=day_to)
+        chosen = only.apply(inv)
         page = page_of(chosen, offset, limit)
         page["items"] = [inv.session_summary(s) for s in page["items"]]
         days = [s.day for s in inv.sessions if s.day is not None]
