@@ -39,7 +39,7 @@ class Ingester:
         pipeline = self._pipeline(call, progress)
         report = IngestReport()
         completed = False
-        with self._locks.of(scope.user_id):
+        with self._locks.of(scope):
             try:
                 report = pipeline.run(scope, turns, pre)
                 completed = True

@@ -36,7 +36,7 @@ class Lifecycle:
 
     def update(self, scope: Scope, turn_id: str, text: str) -> UpdateReport:
         """Replace one turn's text and re-derive its session (see :mod:`anchormem.lifecycle.edit`)."""
-        with self._locks.of(scope.user_id):
+        with self._locks.of(scope):
             store = self._parts.store
             if store.version(scope) == 0:
                 raise no_memory(scope.user_id, scope.agent_id, scope.run_id)
@@ -53,7 +53,7 @@ class Lifecycle:
         self, scope: Scope, session: str | None, turn: str | None, context: str | None, all: bool
     ) -> DeleteReport:
         """Forget one target of ``scope`` (exactly one of them is given), or ``all`` of it."""
-        with self._locks.of(scope.user_id):
+        with self._locks.of(scope):
             if all:
                 return self._delete_all(scope)
             return self._delete_target(scope, session, turn, context)
