@@ -308,3 +308,22 @@ def test_the_best_scored_context_keeps_its_place_when_the_latest_are_put_first(m
     result = search(moves, question, contexts)
     assert best in [h.context.id for h in result.contexts]
     assert len(result.contexts) == contexts
+
+
+def test_sessions_of_sub_scopes_keep_their_own_dates_in_a_user_search(settings: Settings) -> None:
+    """An agent's session "1" is not the user's session "1": each keeps its own date, so the agent's
+    November statement is the latest in a search of the user that covers the agent."""
+    settings = replace(settings, retrieval=replace(settings.retrieval, max_contexts=3))
+    memory = Memory(settings, embedder=HashEmbedder(dim=1024))
+    try:
+        memory.add(parse_locomo([chat(SESSIONS[:-1])])[0], user_id="u")
+        memory.add(parse_locomo([chat(SESSIONS[-1:])])[0], user_id="u", agent_id="coach")
+        result = memory.search("Does the user drink coffee?", user_id="u")
+        first = result.contexts[0]
+        assert first.scope is not None and first.scope.agent_id == "coach"
+        assert "D1:5" in first.context.turn_ids, "the agent's November statement comes first"
+        assert first.latest is True and first.newer == ()
+        earlier = [h for h in result.contexts[1:] if h.latest is not None]
+        assert earlier and all(h.latest is False for h in earlier), "the user's January statements are earlier"
+    finally:
+        memory.close()

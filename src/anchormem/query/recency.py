@@ -110,23 +110,24 @@ def timeline(snapshot: ScopeSnapshot) -> Timeline:
 
     A session's time is the earliest date read from its contexts. If any session has no readable
     date, every session's time is its first row in conversation order instead (dates and positions
-    are not comparable).
+    are not comparable). A session is its label within its scope: when a search covers sub-scopes,
+    an agent's session "3" is not the user's session "3".
     """
     cached = _TIMELINES.get(snapshot)
     if cached is not None:
         return cached
-    first_row: dict[str, int] = {}
-    earliest: dict[str, float] = {}
-    for row, context in enumerate(snapshot.contexts):
-        first_row.setdefault(context.session, row)
+    keys = [(snapshot.scope_of(row), c.session) for row, c in enumerate(snapshot.contexts)]
+    first_row: dict[tuple[object, str], int] = {}
+    earliest: dict[tuple[object, str], float] = {}
+    for row, (key, context) in enumerate(zip(keys, snapshot.contexts, strict=True)):
+        first_row.setdefault(key, row)
         when = parse_when(context.date)
         if when is not None:
             stamp = (when - _EPOCH).total_seconds()
-            earliest[context.session] = min(stamp, earliest.get(context.session, stamp))
+            earliest[key] = min(stamp, earliest.get(key, stamp))
     dated = len(earliest) == len(first_row)
-    times = earliest if dated else {s: float(r) for s, r in first_row.items()}
-    sessions = tuple(c.session for c in snapshot.contexts)
-    made = Timeline(session_time=tuple(times[s] for s in sessions), session=sessions)
+    times = earliest if dated else {k: float(r) for k, r in first_row.items()}
+    made = Timeline(session_time=tuple(times[k] for k in keys), session=tuple(c.session for c in snapshot.contexts))
     _TIMELINES[snapshot] = made
     return made
 
