@@ -17,6 +17,7 @@ from pathlib import Path
 from anchormem.errors import InputError, NotFoundError
 from anchormem.lifecycle.delete import resolve, scopes_under
 from anchormem.model import Scope
+from anchormem.scopes import describe
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
 
@@ -73,7 +74,7 @@ def preview_delete(
         return out
     scope = Scope(user_id, agent_id, run_id)
     if store.version(scope) == 0:
-        raise NotFoundError(f"no memory for user {user_id!r}")
+        raise NotFoundError(f"no memory for {describe(scope)}")
     target, turn_ids = resolve(store, scope, session, turn, context)
     plan = cascade.plan(store, scope, turn_ids=turn_ids)
     out = DeletePreview(target=dict(target), scopes=[scope])
