@@ -4,8 +4,9 @@
         [--embed minilm|hash] [--no-recency] [--verbose]
 
 Data files: ``changes_over_time.json`` (the suite), ``changes_heldout.json``,
-``changes_heldout_more.json``, ``changes_unseen.json`` and ``changes_fresh.json`` (chats written
-apart; ``bench/changes/misses.py`` prints, per miss, what took the top 3).
+``changes_heldout_more.json``, ``changes_unseen.json``, ``changes_fresh.json``, ``changes_fresh2.json`` and
+``changes_fresh3.json`` (chats written apart, each before the rule changes it was run on;
+``bench/changes/misses.py`` prints, per miss, what took the top 3).
 
 Each chat goes into a fresh memory (offline anchors, extractive events); each question is searched
 with ``max_contexts=3`` and ``max_contexts=10``. "Update" questions ask about the present and their
