@@ -14,11 +14,7 @@ rule it checks was changed, and meant to be run once, at the end. LoCoMo layout 
 
 from __future__ import annotations
 
-import argparse
-import json
-from pathlib import Path
-
-from make_heldout_more import Question, Session, build
+from make_heldout_more import Question, Session, write_chat
 
 U, A = "user", "assistant"
 
@@ -200,16 +196,7 @@ QUESTIONS: list[Question] = [
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(Path(__file__).parents[1] / "data" / "changes_fresh2.json"))
-    args = parser.parse_args()
-    sample = build("changes-leipzig", SESSIONS, QUESTIONS)
-    Path(args.out).write_text(json.dumps([sample], indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    kinds = [q[3] for q in QUESTIONS]
-    print(
-        f"wrote {args.out}: 1 chat, {len(SESSIONS)} sessions, "
-        + ", ".join(f"{k} {kinds.count(k)}" for k in sorted(set(kinds)))
-    )
+    write_chat(__doc__ or "", "changes_fresh2.json", "changes-leipzig", SESSIONS, QUESTIONS)
 
 
 if __name__ == "__main__":

@@ -395,6 +395,19 @@ def build(sample_id: str, sessions: list[Session], questions: list[Question]) ->
     return {"sample_id": sample_id, "conversation": conversation, "qa": qa}
 
 
+def write_chat(doc: str, file_name: str, sample_id: str, sessions: list[Session], questions: list[Question]) -> None:
+    """The command line of a one-chat generator: write ``bench/data/<file_name>`` (or ``--out``) and say what
+    it holds."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--out", default=str(Path(__file__).parents[1] / "data" / file_name))
+    args = parser.parse_args()
+    sample = build(sample_id, sessions, questions)
+    Path(args.out).write_text(json.dumps([sample], indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    kinds = [q[3] for q in questions]
+    counts = ", ".join(f"{k} {kinds.count(k)}" for k in sorted(set(kinds)))
+    print(f"wrote {args.out}: 1 chat, {len(sessions)} sessions, {counts}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out-dir", default=str(Path(__file__).parents[1] / "data"))
