@@ -14,21 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-from dataclasses import replace
 from pathlib import Path
+
+from changes_bench import search  # bench/changes is on the path when this file runs as a script
 
 from anchormem import Memory, Settings
 from anchormem.config import EmbedSettings
-from anchormem.model import SearchResult
-from anchormem.query.retrieve import RECIPES, retrieve_with
-from anchormem.scopes import make_scope
-
-
-def search(memory: Memory, user: str, question: str, contexts: int, recency: bool) -> SearchResult:
-    snap = memory.snapshot(make_scope(user, None, None))
-    settings = replace(memory.settings.retrieval, max_contexts=contexts)
-    vector = memory.embedder.embed([question])[0]
-    return retrieve_with(snap, question, vector, settings, replace(RECIPES["anchormem"], recency=recency))
 
 
 def main() -> None:
