@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from anchormem.memory import Memory
 
 SESSION_1 = [
     ("Ana", "I finally adopted a dog from the shelter yesterday, his name is Pico."),
@@ -48,3 +51,17 @@ def messages(
     user_turns: list[tuple[str, str]], session: str = "1", stamp: str = "2024-03-01 10:00"
 ) -> list[dict[str, str]]:
     return [{"speaker": s, "text": t, "session": session, "timestamp": stamp} for s, t in user_turns]
+
+
+def add_user_and_coach_budget(memory: Memory) -> None:
+    """Alice's work note (session "1", metadata topic "work") and her coach's plan (session "2", a Unix
+    time): a user scope and an agent sub-scope for the clients' and the REST API's narrowing tests."""
+    memory.add(
+        [{"role": "user", "content": "Budget review at work.", "session": "1", "metadata": {"topic": "work"}}],
+        user_id="alice",
+    )
+    memory.add(
+        [{"role": "user", "content": "The coach's budget plan.", "session": "2", "created_at": 1717000000}],
+        user_id="alice",
+        agent_id="coach",
+    )

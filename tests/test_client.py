@@ -27,7 +27,7 @@ from anchormem.errors import (
 from anchormem.llm.fake import FakeLLM
 from anchormem.memory import Memory
 from anchormem.model import Answer, IngestReport, Scope, SearchResult, UpdateReport
-from tests.fixtures import SESSION_1, SESSION_2, messages
+from tests.fixtures import SESSION_1, SESSION_2, add_user_and_coach_budget, messages
 from tests.live_server import LiveServer, free_port, serve
 
 QUERY = "What is the name of Ana's dog?"
@@ -262,15 +262,7 @@ def test_update_through_both_clients_with_a_retried_key(server: LiveServer, memo
 def test_clients_pass_sub_scopes_and_filters(client: Client, server: LiveServer, memory: Memory) -> None:
     from datetime import datetime
 
-    memory.add(
-        [{"role": "user", "content": "Budget review at work.", "session": "1", "metadata": {"topic": "work"}}],
-        user_id="alice",
-    )
-    memory.add(
-        [{"role": "user", "content": "The coach's budget plan.", "session": "2", "created_at": 1717000000}],
-        user_id="alice",
-        agent_id="coach",
-    )
+    add_user_and_coach_budget(memory)
     narrowings: list[dict[str, Any]] = [
         {},
         {"include_subscopes": False},

@@ -19,7 +19,7 @@ from anchormem.memory import Memory
 from anchormem.server.app import create_app
 from anchormem.server.keys import KeyRing
 from tests.conftest import llm_responder
-from tests.fixtures import SESSION_1, SESSION_2, locomo_sample, messages
+from tests.fixtures import SESSION_1, SESSION_2, add_user_and_coach_budget, locomo_sample, messages
 
 A = {"Authorization": "Bearer key-alice"}
 KEYS = KeyRing.from_raw({"key-alice": ["alice"], "key-bob": ["bob"], "key-admin": []}, admin=["key-admin"])
@@ -289,15 +289,7 @@ def test_update_a_turn(client: TestClient) -> None:
 
 
 def test_search_covers_sub_scopes_and_takes_filters(client: TestClient, memory: Memory) -> None:
-    memory.add(
-        [{"role": "user", "content": "Budget review at work.", "session": "1", "metadata": {"topic": "work"}}],
-        user_id="alice",
-    )
-    memory.add(
-        [{"role": "user", "content": "The coach's budget plan.", "session": "2", "created_at": 1717000000}],
-        user_id="alice",
-        agent_id="coach",
-    )
+    add_user_and_coach_budget(memory)
 
     def sessions(**body: Any) -> list[str]:
         r = client.post("/v1/users/alice/search", json={"query": "budget", **body}, headers=A)

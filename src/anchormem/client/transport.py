@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -106,7 +107,7 @@ def run_blocking(work: Coroutine[Any, Any, T]) -> T:
     raise RuntimeError("a blocking client's I/O suspended")
 
 
-class Remote(Generic[TransportT]):
+class Remote(ABC, Generic[TransportT]):
     """What :class:`~anchormem.client.Client` and :class:`~anchormem.client.AsyncClient` are built from:
     the service's ``url`` and ``api_key`` (default ``$ANCHORMEM_URL`` and ``$ANCHORMEM_API_KEY``), the
     request ``timeout``, the ``poll_seconds`` between looks at a background job, and an optional httpx
@@ -125,6 +126,6 @@ class Remote(Generic[TransportT]):
         self.poll_seconds = poll_seconds
         self._io = self._connect({"base_url": self.url, "headers": headers(api_key), "timeout": timeout}, transport)
 
+    @abstractmethod
     def _connect(self, options: dict[str, Any], transport: TransportT | None) -> Exchange:
         """Opens the connection pool with the httpx ``options`` and says how to use it."""
-        raise NotImplementedError
