@@ -14,7 +14,7 @@ import pytest
 
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
-from anchormem.errors import InputError
+from anchormem.errors import InputError, NotFoundError
 from anchormem.memory import Memory
 from anchormem.model import Scope, SearchResult
 
@@ -108,6 +108,17 @@ def test_an_agent_alone_is_a_scope(mem: Memory) -> None:
         mem.search("wifi")
     with pytest.raises(InputError, match="user_id or agent_id is required"):
         mem.add([say("hello")])
+
+
+def test_what_is_missing_from_an_agent_memory_names_the_agent(mem: Memory) -> None:
+    mem.add([say("The helper agent learned the office wifi password rotates monthly.")], agent_id="helper")
+    for missing in ({"turn": "t-none"}, {"session": "9"}, {"context": "c-none"}):
+        with pytest.raises(NotFoundError, match="in the memory of agent 'helper'"):
+            mem.delete(agent_id="helper", **missing)
+    with pytest.raises(NotFoundError, match="in the memory of agent 'helper'"):
+        mem.update("t-none", "new words", agent_id="helper")
+    with pytest.raises(NotFoundError, match="no memory for agent 'planner'"):
+        mem.delete(agent_id="planner", all=True)
 
 
 def test_unknown_scopes_give_an_empty_result(nested: Memory) -> None:

@@ -306,9 +306,7 @@ class Memory(Closeable):
 
     # -- lifecycle: edit, forget, history, export, import -----------------------------------------------
 
-    def update(
-        self, turn_id: str, text: str, *, user_id: str, agent_id: str | None = None, run_id: str | None = None
-    ) -> UpdateReport:
+    def update(self, turn_id: str, text: str, **scope: Unpack[ScopeArgs]) -> UpdateReport:
         """Replace the text of one stored turn and re-derive what came from it, like a delete of the old
         words and an add of the new ones in place.
 
@@ -319,7 +317,7 @@ class Memory(Closeable):
         never the texts). An unknown turn raises :class:`NotFoundError`; text that is empty or too long
         :class:`InputError`; the text it already has changes nothing (``updated`` False).
         """
-        return self._records.update(make_scope(user_id, agent_id, run_id), turn_id, text)
+        return self._records.update(self._scope(scope, "update"), turn_id, text)
 
     def delete(
         self,

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from anchormem.errors import LLMError, NotFoundError, StoreError
 from anchormem.model import DeleteReport, IngestReport, Scope
+from anchormem.scopes import describe
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
 from anchormem.validation import check_label
@@ -32,16 +33,16 @@ def resolve(
     if session is not None:
         ids = [t.id for t in store.turns(scope, session)]
         if not ids:
-            raise NotFoundError(f"no session {session!r} in the memory of user {scope.user_id!r}")
+            raise NotFoundError(f"no session {session!r} in the memory of {describe(scope)}")
         return {"session": session}, ids
     if turn is not None:
         if not any(t.id == turn for t in store.turns(scope)):
-            raise NotFoundError(f"no turn {turn!r} in the memory of user {scope.user_id!r}")
+            raise NotFoundError(f"no turn {turn!r} in the memory of {describe(scope)}")
         return {"turn": turn}, [turn]
     assert context is not None
     found = store.contexts(scope, [context])
     if not found:
-        raise NotFoundError(f"no context {context!r} in the memory of user {scope.user_id!r}")
+        raise NotFoundError(f"no context {context!r} in the memory of {describe(scope)}")
     return {"context": context}, list(found[0].turn_ids)
 
 
@@ -176,11 +177,7 @@ def scopes_under(store: Store, user_id: str, agent_id: str | None, run_id: str |
         and (run_id is None or s.run_id == run_id)
     ]
     if not out:
-        raise NotFoundError(
-            f"no memory for user {user_id!r}"
-            + (f" (agent {agent_id!r})" if agent_id else "")
-            + (f" (run {run_id!r})" if run_id else "")
-        )
+        raise NotFoundError(f"no memory for {describe(Scope(user_id, agent_id, run_id))}")
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from anchormem.errors import NotFoundError
 from anchormem.lifecycle.delete import Rebuild, rewrite
 from anchormem.model import Scope, UpdateReport
+from anchormem.scopes import describe
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
 from anchormem.validation import check_label, check_text
@@ -29,7 +30,7 @@ def update_turn(
     False and nothing changed."""
     turn = next((t for t in store.turns(scope) if t.id == turn_id), None)
     if turn is None:
-        raise NotFoundError(f"no turn {turn_id!r} in the memory of user {scope.user_id!r}")
+        raise NotFoundError(f"no turn {turn_id!r} in the memory of {describe(scope)}")
     report = UpdateReport(turn_id=turn_id)
     if turn.text == text:
         return report
@@ -38,7 +39,7 @@ def update_turn(
     def replace() -> dict[str, int]:
         counts = store.update_turn(scope, turn_id, text)
         if not counts["turns"]:  # deleted by another process since it was read
-            raise NotFoundError(f"no turn {turn_id!r} in the memory of user {scope.user_id!r}")
+            raise NotFoundError(f"no turn {turn_id!r} in the memory of {describe(scope)}")
         return counts
 
     # The old text is forgotten from the cache as a delete forgets: before the store holds the new text.

@@ -21,6 +21,7 @@ import numpy as np
 from anchormem.errors import InputError
 from anchormem.lifecycle import export_fields as read
 from anchormem.model import Context, Event, Fact, ImportReport, Scope, Turn, Usage
+from anchormem.scopes import describe
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix, Store
 from anchormem.validation import (
     MAX_CAPTION_CHARS,
@@ -217,14 +218,14 @@ def write_plan(store: Store, plan: ImportPlan) -> ImportReport:
     for sp in plan.scopes:
         if store.version(sp.scope) != 0:
             raise InputError(
-                f"the store already holds a memory for {_name(sp.scope)}; import needs an empty scope "
+                f"the store already holds a memory for {describe(sp.scope)}; import needs an empty scope "
                 "(delete it first, or import into another store)"
             )
     report = ImportReport()
     for sp in plan.scopes:
         with store.transaction(sp.scope):
             if store.version(sp.scope) != 0:  # another import got there first
-                raise InputError(f"the store already holds a memory for {_name(sp.scope)}")
+                raise InputError(f"the store already holds a memory for {describe(sp.scope)}")
             _write_scope(store, sp, plan.dim, report)
     return report
 
@@ -278,11 +279,3 @@ def _stack(vectors: list[np.ndarray], dim: int) -> Matrix:
 
 def _b64(vector: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(vector, dtype="<f4").tobytes()).decode("ascii")
-
-
-def _name(scope: Scope) -> str:
-    return (
-        f"user {scope.user_id!r}"
-        + (f" agent {scope.agent_id!r}" if scope.agent_id else "")
-        + (f" run {scope.run_id!r}" if scope.run_id else "")
-    )

@@ -21,7 +21,7 @@ from anchormem.query.explain import explain
 from anchormem.query.highlight import anchor_spans, term_spans
 from anchormem.query.render import render_memories
 from anchormem.query.retrieve import RECIPES
-from anchormem.scopes import make_scope
+from anchormem.scopes import describe, make_scope
 from anchormem.server.params import AgentQ, DeleteTarget, LabelQ, OffsetQ, RunQ, error_responses, page_of
 from anchormem.server.schemas import SearchRequest
 from anchormem.server.service import Key, Service, Svc, UserId
@@ -139,7 +139,7 @@ async def session_detail(
     def build(inv: Inventory) -> dict[str, Any]:
         info = inv.session_of.get(session)
         if info is None:
-            raise NotFoundError(f"no session {session!r} in the memory of user {inspected.user_id!r}")
+            raise NotFoundError(f"no session {session!r} in the memory of {describe(inspected.scope)}")
         turn_ids = [t for t in info.turn_ids if not speaker or inv.turns[t].speaker == speaker]
         page = page_of(turn_ids, offset, limit)
         page["items"] = [inv.turn_dict(t) for t in page["items"]]

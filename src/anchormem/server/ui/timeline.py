@@ -17,6 +17,7 @@ from typing import Any
 from anchormem.errors import NotFoundError
 from anchormem.memory import Memory
 from anchormem.model import Context, Event, Fact, Scope, Turn
+from anchormem.scopes import describe
 from anchormem.serialize import to_jsonable
 from anchormem.server.ui.dates import parse_day
 
@@ -239,7 +240,7 @@ class Inventory:
         if record_id in self.turns:
             t = self.turn_dict(record_id)
             return {"kind": "turn", "record": t, "contexts": [self.context_dict(c) for c in t["context_ids"]]}
-        raise NotFoundError(f"no record {record_id!r} in the memory of user {self.scope.user_id!r}")
+        raise NotFoundError(f"no record {record_id!r} in the memory of {describe(self.scope)}")
 
 
 MAX_TIES = 100  # events listed beside one record or one page of turns (a fact may sit in many)
