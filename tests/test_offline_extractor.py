@@ -31,6 +31,17 @@ def test_sentences_are_split_and_short_fragments_merged() -> None:
     assert split_sentences("   ") == []
 
 
+def test_lowercase_texting_is_split_after_a_question_or_an_exclamation() -> None:
+    text = "how often should i change the oil? my late dad was a mechanic, he'd laugh at me"
+    assert split_sentences(text) == [
+        "how often should i change the oil?",
+        "my late dad was a mechanic, he'd laugh at me",
+    ]
+    assert split_sentences("ok so approx. two hours by bus. fine") == ["ok so approx. two hours by bus. fine"], (
+        "a full stop before a lowercase word may be an abbreviation: no split"
+    )
+
+
 def test_anchors_name_the_speaker_and_describe_photos() -> None:
     ctx = Context("c1", "1", 0, ("D1:1", "D1:2", "D1:3"), "8 May, 2023", "DATE: 8 May, 2023\n...")
     anchors = extract_anchors(ctx, _turns())

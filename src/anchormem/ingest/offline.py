@@ -2,7 +2,9 @@
 
 Each turn gives its sentences prefixed with the speaker's name ("Caroline: I went to a LGBTQ support
 group yesterday."), so an anchor names who said it, like an LLM fact does; an image turn also gives
-"Caroline shared a photo of a dog.". Very short fragments are merged into their neighbour.
+"Caroline shared a photo of a dog.". Very short fragments are merged into their neighbour. A sentence
+ends at "?" or "!" before any word (people texting write "how do i fix this? my dad would know"), and at
+"." before a capital, a digit or a quote (a full stop before a lowercase word may be an abbreviation).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import re
 
 from anchormem.model import Context, Turn
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
+_SENTENCE_END = re.compile(r"(?<=[!?])\s+|(?<=\.)\s+(?=[A-Z0-9\"'])")
 MIN_WORDS = 4
 
 
