@@ -5,8 +5,9 @@
 
 Data files: ``changes_over_time.json`` (the suite), ``changes_heldout.json``,
 ``changes_heldout_more.json``, ``changes_unseen.json``, ``changes_fresh.json``, ``changes_fresh2.json`` and
-``changes_fresh3.json`` (chats written apart, each before the rule changes it was run on;
-``bench/changes/misses.py`` prints, per miss, what took the top 3).
+``changes_fresh3.json`` (chats written apart, each before the rule changes it was run on), and
+``changes_fresh4.json`` … ``changes_fresh7.json`` (written blind by sessions that did not read the search
+code; ``bench/changes/misses.py`` prints, per miss, what took the top 3).
 
 Each chat goes into a fresh memory (offline anchors, extractive events); each question is searched
 with ``max_contexts=3`` and ``max_contexts=10``. "Update" questions ask about the present and their
@@ -31,7 +32,7 @@ from anchormem import Memory, Settings
 from anchormem.config import EmbedSettings
 from anchormem.model import SearchResult
 from anchormem.query.recency import asks_present
-from anchormem.query.retrieve import RECIPES, retrieve_with
+from anchormem.query.retrieve import RECIPES, query_texts, retrieve_with
 from anchormem.scopes import make_scope
 
 DATA = Path(__file__).parents[1] / "data" / "changes_over_time.json"
@@ -40,8 +41,9 @@ DATA = Path(__file__).parents[1] / "data" / "changes_over_time.json"
 def search(memory: Memory, user: str, question: str, contexts: int, recency: bool) -> SearchResult:
     snap = memory.snapshot(make_scope(user, None, None))
     settings = replace(memory.settings.retrieval, max_contexts=contexts)
-    vector = memory.embedder.embed([question])[0]
-    return retrieve_with(snap, question, vector, settings, replace(RECIPES["anchormem"], recency=recency))
+    vectors = memory.embedder.embed(query_texts(snap, question))
+    recipe = replace(RECIPES["anchormem"], recency=recency)
+    return retrieve_with(snap, question, vectors[0], settings, recipe, vectors[1] if len(vectors) > 1 else None)
 
 
 def main() -> None:

@@ -62,7 +62,7 @@ class Explanation:
     redundancy: float | None = None  # similarity to the contexts picked before it (MMR penalty input)
     best_anchor_cosine: float | None = None
     lexical_bm25: float = 0.0
-    promoted: bool = False  # put first by the recency rule (a question about the present), not by its relevance
+    promoted: bool = False  # put first by a recency rule (the present, or before a change), not by its relevance
 
 
 @dataclass

@@ -16,8 +16,9 @@ January, "I switched back to coffee" in October). Two query-time rules handle it
   because without an LLM a statement cannot be told from a passing one ("one every morning before work")
   and the change was often said in the session before. Without anchors, the subject is the strongest
   normalised signal (:func:`latest_on_subject`). Questions about the past ("When did…", "…before…",
-  "used to…"), questions that gather over time ("What books has she read?", "How many…") and questions
-  naming a date are left alone.
+  "used to…"; a question about before a change has its own rule, :mod:`anchormem.query.earlier`),
+  questions that gather over time ("What books has she read?", "How many…") and questions naming a date
+  are left alone.
 - **Dates compared in the result.** Among the returned contexts on the query's subject (those
   holding the statements the rule weighed, or without the rule a score at least ``ON_SUBJECT`` of
   the best returned), each one learns which of the others come from a later
@@ -40,6 +41,7 @@ import numpy.typing as npt
 
 from anchormem.query.dates import parse_when
 from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.query.voice import anchor_speaker
 
 _EPOCH = datetime(1970, 1, 1)
 PROMOTE_ON_SUBJECT = 0.5  # share of the best subject score that makes a context a candidate for promotion
@@ -146,6 +148,11 @@ def is_statement(anchor: str) -> bool:
     anchor taken from a turn starts with its speaker: "assistant: Noted, no coffee.")."""
     text = anchor.strip()
     return not text.endswith("?") and not text.lower().startswith("assistant:")
+
+
+def fact_speakers(snapshot: ScopeSnapshot) -> list[str | None]:
+    """Per anchor, the speaker of a verbatim anchor (the offline extractor's "user: I moved."), else None."""
+    return [anchor_speaker(f.text) if f.source == "offline" else None for f in snapshot.facts]
 
 
 def latest_statements(

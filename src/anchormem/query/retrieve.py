@@ -17,7 +17,8 @@ A *recipe* names how candidate contexts are scored and chosen (``RetrievalSettin
   whose source contexts are all returned already, and an extractive event says only what the
   returned contexts do not (``query.events``). ``max_contexts`` counts full windows: a chat window
   cut short takes the share of a window its text fills (``query.select``). For a question about the
-  present, the latest statements on its subject come first (``query.recency``).
+  present, the latest statements on its subject come first (``query.recency``); for a question about
+  before a change, the statements from before it (``query.earlier``).
   Each normalised signal is first spread over the turns that overlapping windows share (a turn
   scores its best window, a window the mean of its turns), so a window next to a strong one
   gains: the answer often continues past the matched window.
@@ -48,6 +49,7 @@ import numpy.typing as npt
 from anchormem.config import RetrievalSettings
 from anchormem.errors import ConfigError, InputError
 from anchormem.model import ContextHit, Event, EventHit, FactHit, SearchResult
+from anchormem.query.earlier import earlier_statements, subject_query
 from anchormem.query.events import events_that_add, what_they_add
 from anchormem.query.fuse import order_by_score, rrf
 from anchormem.query.recency import (
@@ -119,9 +121,17 @@ def retrieve(
     query: str,
     query_vector: npt.NDArray[np.float32],
     settings: RetrievalSettings,
+    subject_vector: npt.NDArray[np.float32] | None = None,
 ) -> SearchResult:
     """Retrieve the memories for ``query`` with the recipe named by ``settings.variant``."""
-    return retrieve_with(snapshot, query, query_vector, settings, recipe_named(settings.variant))
+    return retrieve_with(snapshot, query, query_vector, settings, recipe_named(settings.variant), subject_vector)
+
+
+def query_texts(snapshot: ScopeSnapshot, query: str) -> list[str]:
+    """The texts to embed for ``query``: the query, and its own subject when it has one
+    (:func:`anchormem.query.earlier.subject_query`); pass their vectors to :func:`retrieve`."""
+    subject = subject_query(snapshot, query)
+    return [query] if subject is None else [query, subject]
 
 
 def retrieve_with(
@@ -130,8 +140,10 @@ def retrieve_with(
     query_vector: npt.NDArray[np.float32],
     settings: RetrievalSettings,
     recipe: Recipe,
+    subject_vector: npt.NDArray[np.float32] | None = None,
 ) -> SearchResult:
-    """Retrieve with an explicit :class:`Recipe` (research harnesses use this)."""
+    """Retrieve with an explicit :class:`Recipe` (research harnesses use this). ``subject_vector``:
+    the embedding of :func:`subject_query`'s text, for the question's own subject (None: there is none)."""
     q = np.asarray(query_vector, dtype=np.float32).ravel()
     if snapshot.facts and q.shape[0] != snapshot.fact_vectors.shape[1]:
         raise InputError(f"query vector has dim {q.shape[0]}, facts have dim {snapshot.fact_vectors.shape[1]}")
@@ -145,7 +157,7 @@ def retrieve_with(
 
     weighed: frozenset[int] = frozenset()  # rows compared by date with the ones the recency rule put first
     if recipe.mode == "hybrid":
-        chosen, scores, weighed = _hybrid(snapshot, query, fact_scores, events, recipe, limit)
+        chosen, scores, weighed = _hybrid(snapshot, query, fact_scores, events, recipe, limit, subject_vector)
     elif recipe.mode in ("paper", "facts", "rrf", "bm25", "chunks"):
         ranked = _ranked(snapshot, query, q, fact_scores, recipe, settings)
         scores = {row: 1.0 / (1 + r) for r, row in enumerate(ranked)}
@@ -193,6 +205,7 @@ def _hybrid(
     events: list[tuple[int, float]],
     recipe: Recipe,
     limit: int,
+    subject_vector: npt.NDArray[np.float32] | None = None,
 ) -> tuple[list[int], dict[int, float], frozenset[int]]:
     n = len(snapshot.contexts)
     if n == 0:
@@ -244,6 +257,8 @@ def _hybrid(
         # the best-scored context keeps a place: the rule may have picked passing mentions
         if snapshot.facts:
             first, compared = latest_statements(snapshot, query, fact_scores, relevance)
+            if not first:
+                first, compared = earlier_statements(snapshot, query, subject_vector, relevance)
         else:  # no anchors: the subject is the strongest normalised signal
             subject = np.maximum.reduce(signals)
             first = latest_on_subject(snapshot, query, relevance, subject)

@@ -96,7 +96,7 @@ function explanationBlock(x, mode) {
   const sel = mode === "hybrid"
     ? `Selection: relevance rank ${x.relevance_rank ?? "–"}; taken at step ${x.picked_at ?? "–"}` +
       (x.redundancy !== null && x.redundancy !== undefined ? `; similarity to earlier picks ${fmt(x.redundancy, 2)}` : "") +
-      (x.promoted ? "; put first by the recency rule (a question about the present)" : "")
+      (x.promoted ? "; put first by a recency rule (a question about the present, or about before a change)" : "")
     : `Selection: rank ${x.relevance_rank ?? "–"} in this variant's ranking; best anchor cosine ${fmt(x.best_anchor_cosine)}, BM25 ${fmt(x.lexical_bm25)}`;
   return h("div", {}, bar, table, h("p", { class: "muted" }, sel));
 }

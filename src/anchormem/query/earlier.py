@@ -1,0 +1,109 @@
+"""Questions about how things were before a change, without an LLM.
+
+"Where did the user live before Utrecht?" names the change (Utrecht): its words find the move and
+what followed it, so the best-scored contexts are about the new state, while the answer was said
+before the change was ever mentioned (a houseboat in Amsterdam, in the first session). The rule:
+
+- the question's ``before …`` clause names the change; the session where the clause's most specific
+  word (the rarest in the conversation) first occurs is when the change came up (:func:`change_time`);
+- the rest of the question is its subject ("Where did the user live?"), put in the voice of the
+  speaker it names ("Where did I live?", :mod:`anchormem.query.voice`): the speaker said it in the
+  first person (:func:`subject_query`);
+- the speaker's statements from the sessions before the change are ranked by that subject; the
+  contexts of the best ``PROMOTE_EARLIER`` come first (the best-scored context keeps its place, as
+  with the recency rule).
+
+Questions without a ``before …`` clause, or whose change is never mentioned or is mentioned in the
+first session already, are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import numpy.typing as npt
+
+from anchormem.query.dates import parse_when
+from anchormem.query.recency import fact_speakers, is_statement, timeline
+from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.query.voice import in_voice, named_speaker
+
+PROMOTE_EARLIER = 2  # contexts of the best statements from before the change, put first
+_MEASURES = re.compile(r"^\s*how\s+(?:long|many|much|often)\b", re.IGNORECASE)  # a duration or count, not a state
+_BEFORE = re.compile(r"^(?P<head>.*?)\s*\bbefore\s+(?P<change>[^?]*?)\s*\??\s*$", re.IGNORECASE | re.DOTALL)
+
+
+def split_before(query: str) -> tuple[str, str] | None:
+    """("Where did the user live?", "Utrecht") for "Where did the user live before Utrecht?"; None
+    without a ``before …`` clause that ends the question, with nothing before it, when the clause is
+    a date ("… the Sunday before October 25, 2022?": a time, not a change) or when the question
+    asks for a duration or a count ("How long did they date before…?")."""
+    found = _BEFORE.match(query.strip())
+    if found is None or _MEASURES.match(query):
+        return None
+    head, change = found.group("head").strip(), found.group("change").strip()
+    if not head or not change or any(ch.isdigit() for ch in change) or parse_when(change) is not None:
+        return None
+    return head.rstrip(" ,") + "?", change
+
+
+def subject_query(snapshot: ScopeSnapshot, query: str) -> str | None:
+    """The subject of a question about before a change, in the voice of the speaker it names
+    ("Where did the user live before Utrecht?" -> "Where did I live?"); None for other questions."""
+    parts = split_before(query)
+    if parts is None or not snapshot.facts:
+        return None
+    head = parts[0]
+    speaker = named_speaker(head, {s for s in fact_speakers(snapshot) if s})
+    return head if speaker is None else in_voice(head, speaker)
+
+
+def change_time(snapshot: ScopeSnapshot, change: str) -> float | None:
+    """The time of the first session whose contexts hold the change's most specific word (its
+    rarest term in the conversation's contexts); None when none of its words occurs."""
+    index = snapshot.context_bm25
+    terms = index.query_terms(change)
+    if not terms:
+        return None
+    rarest = max(terms, key=lambda t: (float(index.idf[t]), -t))
+    rows = np.flatnonzero(index.scores_for_terms([rarest]) > 0)
+    if rows.size == 0:
+        return None
+    line = timeline(snapshot)
+    return min(line.session_time[int(r)] for r in rows)
+
+
+def earlier_statements(
+    snapshot: ScopeSnapshot,
+    query: str,
+    subject_vector: npt.NDArray[np.float32] | None,
+    relevance: npt.NDArray[np.float64],
+) -> tuple[list[int], list[int]]:
+    """The rows to put first because ``query`` asks about before a change, best first, and the rows
+    weighed for the date marks (none: the returned contexts are compared by score,
+    :func:`anchormem.query.recency.compare_dates`); ([], []) for other queries.
+
+    ``subject_vector`` is the embedding of :func:`subject_query`'s text."""
+    parts = split_before(query)
+    if parts is None or subject_vector is None or not snapshot.facts or relevance.size == 0:
+        return [], []
+    cut = change_time(snapshot, parts[1])
+    if cut is None:
+        return [], []
+    line = timeline(snapshot)
+    speakers = fact_speakers(snapshot)
+    speaker = named_speaker(parts[0], {s for s in speakers if s})
+    scores = np.asarray(snapshot.fact_vectors @ np.asarray(subject_vector, dtype=np.float32), dtype=np.float64)
+    best: dict[int, float] = {}
+    for fact in np.lexsort((np.arange(scores.size), -scores)):
+        row = int(snapshot.fact_context[fact])
+        if row < 0 or row in best or line.session_time[row] >= cut:
+            continue
+        said_by = speakers[fact]
+        if speaker is not None and said_by is not None and said_by.lower() != speaker.lower():
+            continue
+        if is_statement(snapshot.facts[fact].text):
+            best[row] = float(scores[fact])
+    ranked = sorted(best, key=lambda r: (-best[r], -float(relevance[r]), r))
+    return ranked[:PROMOTE_EARLIER], []
