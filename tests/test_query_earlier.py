@@ -13,13 +13,11 @@ from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.ingest.sources import parse_locomo
 from anchormem.memory import Memory
-from anchormem.model import SearchResult
 from anchormem.query.earlier import change_time, split_before, subject_query
 from anchormem.query.recency import timeline
-from anchormem.query.retrieve import RECIPES, query_texts, retrieve_with
 from anchormem.query.voice import anchor_speaker, in_voice, named_speaker
 from anchormem.scopes import make_scope
-from tests.test_query_recency import FILLER, chat, turn_id
+from tests.test_query_recency import FILLER, chat, chat_memory, search, turn_id
 
 # the user lives in Leeds, moves to Porto in June and talks about living in Porto from then on
 MOVE: list[tuple[str, list[tuple[str, str]]]] = [
@@ -55,18 +53,7 @@ QUESTION = "Where did the user live before Porto?"
 
 @pytest.fixture
 def moved(settings: Settings) -> Iterator[Memory]:
-    memory = Memory(settings, embedder=HashEmbedder(dim=1024))
-    memory.add(parse_locomo([chat(MOVE)])[0], user_id="u")
-    yield memory
-    memory.close()
-
-
-def search(memory: Memory, query: str, contexts: int, recency: bool = True) -> SearchResult:
-    snap = memory.snapshot(make_scope("u", None, None))
-    settings = replace(memory.settings.retrieval, max_contexts=contexts)
-    vectors = memory.embedder.embed(query_texts(snap, query))
-    recipe = replace(RECIPES["anchormem"], recency=recency)
-    return retrieve_with(snap, query, vectors[0], settings, recipe, vectors[1] if len(vectors) > 1 else None)
+    yield from chat_memory(settings, MOVE)
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from anchormem.memory import Memory
 from anchormem.model import SearchResult
 from anchormem.query.dates import parse_when
 from anchormem.query.recency import asks_present, compare_dates
-from anchormem.query.retrieve import RECIPES, retrieve_with
+from anchormem.query.retrieve import RECIPES, query_texts, retrieve_with
 from anchormem.scopes import make_scope
 
 FILLER = [
@@ -145,35 +145,37 @@ NURSE = turn_id("Nights again, my nurse job is exhausting.", JOBS)
 NEW_JOB = turn_id("I handed in my notice; my new job is teaching yoga.", JOBS)
 
 
-@pytest.fixture
-def changes(settings: Settings) -> Iterator[Memory]:
+def chat_memory(settings: Settings, sessions: list[tuple[str, list[tuple[str, str]]]]) -> Iterator[Memory]:
+    """A memory of user "u" holding the hand-made chat ``sessions`` (a fixture body)."""
     memory = Memory(settings, embedder=HashEmbedder(dim=1024))  # wide: few accidental collisions
-    memory.add(parse_locomo([chat()])[0], user_id="u")
+    memory.add(parse_locomo([chat(sessions)])[0], user_id="u")
     yield memory
     memory.close()
+
+
+@pytest.fixture
+def changes(settings: Settings) -> Iterator[Memory]:
+    yield from chat_memory(settings, SESSIONS)
 
 
 @pytest.fixture
 def moves(settings: Settings) -> Iterator[Memory]:
-    memory = Memory(settings, embedder=HashEmbedder(dim=1024))
-    memory.add(parse_locomo([chat(MOVES)])[0], user_id="u")
-    yield memory
-    memory.close()
+    yield from chat_memory(settings, MOVES)
 
 
 @pytest.fixture
 def jobs(settings: Settings) -> Iterator[Memory]:
-    memory = Memory(settings, embedder=HashEmbedder(dim=1024))
-    memory.add(parse_locomo([chat(JOBS)])[0], user_id="u")
-    yield memory
-    memory.close()
+    yield from chat_memory(settings, JOBS)
 
 
 def search(memory: Memory, query: str, contexts: int, recency: bool = True) -> SearchResult:
+    """User "u"'s search as the product runs it (the question's own subject embedded too), with the
+    recency rules on or off."""
     snap = memory.snapshot(make_scope("u", None, None))
     settings = replace(memory.settings.retrieval, max_contexts=contexts)
-    vector = memory.embedder.embed([query])[0]
-    return retrieve_with(snap, query, vector, settings, replace(RECIPES["anchormem"], recency=recency))
+    vectors = memory.embedder.embed(query_texts(snap, query))
+    recipe = replace(RECIPES["anchormem"], recency=recency)
+    return retrieve_with(snap, query, vectors[0], settings, recipe, vectors[1] if len(vectors) > 1 else None)
 
 
 @pytest.mark.parametrize(
