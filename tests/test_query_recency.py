@@ -17,7 +17,7 @@ from anchormem.memory import Memory
 from anchormem.model import SearchResult
 from anchormem.query.dates import parse_when
 from anchormem.query.recency import asks_present, compare_dates
-from anchormem.query.retrieve import RECIPES, query_texts, retrieve_with
+from anchormem.query.retrieve import RECIPES, query_vectors, retrieve_with
 from anchormem.scopes import make_scope
 
 FILLER = [
@@ -173,9 +173,8 @@ def search(memory: Memory, query: str, contexts: int, recency: bool = True) -> S
     recency rules on or off."""
     snap = memory.snapshot(make_scope("u", None, None))
     settings = replace(memory.settings.retrieval, max_contexts=contexts)
-    vectors = memory.embedder.embed(query_texts(snap, query))
-    recipe = replace(RECIPES["anchormem"], recency=recency)
-    return retrieve_with(snap, query, vectors[0], settings, recipe, vectors[1] if len(vectors) > 1 else None)
+    vector, subject_vector = query_vectors(memory.embedder.embed, snap, query)
+    return retrieve_with(snap, query, vector, settings, replace(RECIPES["anchormem"], recency=recency), subject_vector)
 
 
 @pytest.mark.parametrize(

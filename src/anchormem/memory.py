@@ -50,7 +50,7 @@ from anchormem.model import (
 from anchormem.parts import GivenParts, Parts
 from anchormem.query.answer import read
 from anchormem.query.cache import SnapshotCache
-from anchormem.query.retrieve import RECIPES, query_texts, retrieve
+from anchormem.query.retrieve import RECIPES, query_vectors, retrieve
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.scopes import check_query, make_scope
 from anchormem.search_filters import make_filters, restrict
@@ -239,8 +239,8 @@ class Memory(Closeable):
         snap = restrict(snap, wanted)
         if not snap.contexts:
             return SearchResult(query=query, contexts=(), events=())
-        vectors = self.embedder.embed(query_texts(snap, query))
-        result = retrieve(snap, query, vectors[0], settings, vectors[1] if len(vectors) > 1 else None)
+        vector, subject_vector = query_vectors(self.embedder.embed, snap, query)
+        result = retrieve(snap, query, vector, settings, subject_vector)
         self.accounting.record("retrieval", Completion(text=""), time.perf_counter() - started)
         return result
 

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from anchormem.query.dates import parse_when
-from anchormem.query.recency import fact_speakers, is_statement, timeline
+from anchormem.query.recency import closest_statements, timeline
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.voice import in_voice, named_speaker
 
@@ -55,7 +55,7 @@ def subject_query(snapshot: ScopeSnapshot, query: str) -> str | None:
     if parts is None or not snapshot.facts:
         return None
     head = parts[0]
-    speaker = named_speaker(head, {s for s in fact_speakers(snapshot) if s})
+    speaker = named_speaker(head, snapshot.speakers)
     return head if speaker is None else in_voice(head, speaker)
 
 
@@ -79,31 +79,24 @@ def earlier_statements(
     query: str,
     subject_vector: npt.NDArray[np.float32] | None,
     relevance: npt.NDArray[np.float64],
-) -> tuple[list[int], list[int]]:
-    """The rows to put first because ``query`` asks about before a change, best first, and the rows
-    weighed for the date marks (none: the returned contexts are compared by score,
-    :func:`anchormem.query.recency.compare_dates`); ([], []) for other queries.
-
-    ``subject_vector`` is the embedding of :func:`subject_query`'s text."""
+) -> list[int]:
+    """The rows to put first because ``query`` asks about before a change, best first; [] for other
+    queries. ``subject_vector`` is the embedding of :func:`subject_query`'s text."""
     parts = split_before(query)
     if parts is None or subject_vector is None or not snapshot.facts or relevance.size == 0:
-        return [], []
+        return []
     cut = change_time(snapshot, parts[1])
     if cut is None:
-        return [], []
+        return []
     line = timeline(snapshot)
-    speakers = fact_speakers(snapshot)
-    speaker = named_speaker(parts[0], {s for s in speakers if s})
+    said_by = snapshot.fact_speakers
+    speaker = named_speaker(parts[0], snapshot.speakers)
+
+    def before_and_by_speaker(fact: int, row: int) -> bool:
+        return line.session_time[row] < cut and (speaker is None or said_by[fact] in (None, speaker))
+
     scores = np.asarray(snapshot.fact_vectors @ np.asarray(subject_vector, dtype=np.float32), dtype=np.float64)
-    best: dict[int, float] = {}
-    for fact in np.lexsort((np.arange(scores.size), -scores)):
-        row = int(snapshot.fact_context[fact])
-        if row < 0 or row in best or line.session_time[row] >= cut:
-            continue
-        said_by = speakers[fact]
-        if speaker is not None and said_by is not None and said_by.lower() != speaker.lower():
-            continue
-        if is_statement(snapshot.facts[fact].text):
-            best[row] = float(scores[fact])
+    order = np.lexsort((np.arange(scores.size), -scores))
+    best = closest_statements(snapshot, scores, order, before_and_by_speaker)
     ranked = sorted(best, key=lambda r: (-best[r], -float(relevance[r]), r))
-    return ranked[:PROMOTE_EARLIER], []
+    return ranked[:PROMOTE_EARLIER]

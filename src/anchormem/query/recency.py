@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -41,7 +41,6 @@ import numpy.typing as npt
 
 from anchormem.query.dates import parse_when
 from anchormem.query.snapshot import ScopeSnapshot
-from anchormem.query.voice import anchor_speaker
 
 _EPOCH = datetime(1970, 1, 1)
 PROMOTE_ON_SUBJECT = 0.5  # share of the best subject score that makes a context a candidate for promotion
@@ -150,9 +149,24 @@ def is_statement(anchor: str) -> bool:
     return not text.endswith("?") and not text.lower().startswith("assistant:")
 
 
-def fact_speakers(snapshot: ScopeSnapshot) -> list[str | None]:
-    """Per anchor, the speaker of a verbatim anchor (the offline extractor's "user: I moved."), else None."""
-    return [anchor_speaker(f.text) if f.source == "offline" else None for f in snapshot.facts]
+def closest_statements(
+    snapshot: ScopeSnapshot,
+    scores: npt.NDArray[np.float64],
+    facts: Iterable[int],
+    keep: Callable[[int, int], bool] | None = None,
+) -> dict[int, float]:
+    """Per context row, the score of its first statement among ``facts`` (given best first): questions and
+    the assistant's words are no statements (:func:`is_statement`), and ``keep(fact, row)`` may leave
+    out more."""
+    fact_context = snapshot.fact_context
+    best: dict[int, float] = {}
+    for fact in facts:
+        row = int(fact_context[fact])
+        if row < 0 or row in best or not is_statement(snapshot.facts[fact].text):
+            continue
+        if keep is None or keep(int(fact), row):
+            best[row] = float(scores[fact])
+    return best
 
 
 def latest_statements(
@@ -174,14 +188,8 @@ def latest_statements(
     """
     if not snapshot.facts or relevance.size == 0 or not asks_present(query):
         return [], []
-    fact_context = snapshot.fact_context
     scores = np.asarray(fact_scores, dtype=np.float64)
-    ranked = np.lexsort((np.arange(scores.size), -scores))[:SUBJECT_ANCHORS]
-    best: dict[int, float] = {}
-    for fact in ranked:
-        row = int(fact_context[fact])
-        if row >= 0 and row not in best and is_statement(snapshot.facts[fact].text):
-            best[row] = float(scores[fact])
+    best = closest_statements(snapshot, scores, np.lexsort((np.arange(scores.size), -scores))[:SUBJECT_ANCHORS])
     if not best:
         return [], []
     line = timeline(snapshot)

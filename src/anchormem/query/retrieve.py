@@ -41,6 +41,7 @@ the same subject are compared by date (:mod:`anchormem.query.recency`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -127,11 +128,14 @@ def retrieve(
     return retrieve_with(snapshot, query, query_vector, settings, recipe_named(settings.variant), subject_vector)
 
 
-def query_texts(snapshot: ScopeSnapshot, query: str) -> list[str]:
-    """The texts to embed for ``query``: the query, and its own subject when it has one
-    (:func:`anchormem.query.earlier.subject_query`); pass their vectors to :func:`retrieve`."""
+def query_vectors(
+    embed: Callable[[list[str]], npt.NDArray[np.float32]], snapshot: ScopeSnapshot, query: str
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]:
+    """The vectors :func:`retrieve` takes for ``query``: the query's, and its own subject's when it has
+    one (:func:`anchormem.query.earlier.subject_query`), embedded in one call; else None."""
     subject = subject_query(snapshot, query)
-    return [query] if subject is None else [query, subject]
+    vectors = embed([query] if subject is None else [query, subject])
+    return vectors[0], None if subject is None else vectors[1]
 
 
 def retrieve_with(
@@ -257,8 +261,8 @@ def _hybrid(
         # the best-scored context keeps a place: the rule may have picked passing mentions
         if snapshot.facts:
             first, compared = latest_statements(snapshot, query, fact_scores, relevance)
-            if not first:
-                first, compared = earlier_statements(snapshot, query, subject_vector, relevance)
+            if not first:  # its returned contexts are compared by score: nothing weighed
+                first = earlier_statements(snapshot, query, subject_vector, relevance)
         else:  # no anchors: the subject is the strongest normalised signal
             subject = np.maximum.reduce(signals)
             first = latest_on_subject(snapshot, query, relevance, subject)

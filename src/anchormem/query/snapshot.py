@@ -18,6 +18,7 @@ from anchormem.config import ChunkSettings
 from anchormem.errors import ConfigError, InputError
 from anchormem.model import Context, Event, Fact, Scope, Turn
 from anchormem.query.lexical import BM25Index
+from anchormem.query.voice import anchor_speaker
 
 IntArray = npt.NDArray[np.int64]
 TurnKey = tuple[Scope | None, str]
@@ -93,6 +94,16 @@ class ScopeSnapshot:
         return np.asarray(self.embed_texts([c.text for c in self.contexts]), dtype=np.float32)
 
     # -- maps ---------------------------------------------------------------------------------
+    @cached_property
+    def fact_speakers(self) -> list[str | None]:
+        """Per fact, the speaker of a verbatim anchor (the offline extractor's "user: I moved."), else None."""
+        return [anchor_speaker(f.text) if f.source == "offline" else None for f in self.facts]
+
+    @cached_property
+    def speakers(self) -> frozenset[str]:
+        """The speakers that verbatim anchors name."""
+        return frozenset(s for s in self.fact_speakers if s)
+
     @cached_property
     def context_row(self) -> dict[str, int]:
         """Context id -> its row (= reading order)."""

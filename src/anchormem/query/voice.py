@@ -9,8 +9,9 @@ than "user: I picked up the keys to a one-bed flat in Utrecht". Asked in the fir
 living?"), the question meets the speaker's statements on what they say.
 
 :func:`named_speaker` finds the one speaker a question names; :func:`in_voice` rewrites the question in
-that speaker's first person. The recency rule (:mod:`anchormem.query.recency`) reads a question's subject
-from the named speaker's verbatim statements compared with the question in their voice.
+that speaker's first person; :func:`anchor_speaker` reads who said a verbatim anchor. The rule for
+questions about before a change (:mod:`anchormem.query.earlier`) ranks the named speaker's statements
+by the question in their voice. (The present-tense recency rule does not: measured, it gained nothing.)
 """
 
 from __future__ import annotations
@@ -57,4 +58,4 @@ def in_voice(query: str, speaker: str) -> str:
     text = _mention(speaker).sub(pronoun, query)
     for pattern, replacement in _AGREEMENT:
         text = pattern.sub(replacement, text)
-    return text[:1].upper() + text[1:] if text else text
+    return text[:1].upper() + text[1:]
