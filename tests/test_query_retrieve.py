@@ -11,7 +11,7 @@ from anchormem.config import RetrievalSettings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.errors import ConfigError, InputError
 from anchormem.model import Context, Event, Fact, stable_id
-from anchormem.query.retrieve import RECIPES, retrieve
+from anchormem.query.retrieve import RECIPES, Recipe, register_recipe, retrieve
 from anchormem.query.snapshot import ScopeSnapshot
 
 EMB = HashEmbedder(dim=256)
@@ -167,7 +167,7 @@ def test_bm25_variant_finds_the_lexical_match(snap: ScopeSnapshot) -> None:
 
 def test_fully_covered_tail_context_is_skipped(snap: ScopeSnapshot) -> None:
     tail = next(c for c in snap.contexts if c.turn_ids == ("D1:5",))
-    for variant in ("anchormem", "rrf", "bm25"):
+    for variant in ("anchormem", "no-events", "bm25"):
         result = search(snap, "painting a portrait of Pico for my grandmother", variant=variant, max_contexts=10)
         turn_sets = [set(h.context.turn_ids) for h in result.contexts]
         for i, turns in enumerate(turn_sets):
@@ -215,13 +215,16 @@ def test_chunks_variant_ranks_contexts_by_their_own_embedding() -> None:
         retrieve(ScopeSnapshot(contexts, [], empty), "cello", emb.embed(["cello"])[0], settings)
 
 
-def test_previous_default_stays_available(snap: ScopeSnapshot) -> None:
-    assert RECIPES["anchormem"].shared_turns and not RECIPES["anchormem-v1"].shared_turns
-    q = "Who played a Bach suite?"
-    vec = EMB.embed([q])[0]
-    for variant in ("anchormem", "anchormem-v1"):
-        res = retrieve(snap, q, vec, RetrievalSettings(variant=variant, max_contexts=2))
+def test_an_experiment_recipe_registers_like_a_public_one(snap: ScopeSnapshot) -> None:
+    assert "anchormem-v1" not in RECIPES, "experiment recipes live in bench/, not in the public list"
+    register_recipe("test-plain", Recipe(shared_turns=False, rerank=False, dense_temperature=0.0))
+    try:
+        q = "Who played a Bach suite?"
+        res = retrieve(snap, q, EMB.embed([q])[0], RetrievalSettings(variant="test-plain", max_contexts=2))
         assert "D2:3" in res.turn_ids
+        assert all(h.adjustments == () and h.score == h.relevance for h in res.contexts)
+    finally:
+        del RECIPES["test-plain"]
 
 
 def test_an_event_whose_contexts_are_all_returned_is_left_out(snap: ScopeSnapshot) -> None:

@@ -31,8 +31,8 @@ from pathlib import Path
 from anchormem import Memory, Settings
 from anchormem.config import EmbedSettings
 from anchormem.model import SearchResult
-from anchormem.query.recency import asks_present
 from anchormem.query.retrieve import RECIPES, query_vectors, retrieve_with
+from anchormem.query.tense import asks_present
 from anchormem.scopes import make_scope
 
 DATA = Path(__file__).parents[1] / "data" / "changes_over_time.json"
@@ -41,10 +41,10 @@ DATA = Path(__file__).parents[1] / "data" / "changes_over_time.json"
 def search(memory: Memory, user: str, question: str, contexts: int, recency: bool) -> SearchResult:
     snap = memory.snapshot(make_scope(user, None, None))
     settings = replace(memory.settings.retrieval, max_contexts=contexts)
+    if not recency:
+        settings = replace(settings, rerankers=())
     vector, subject_vector = query_vectors(memory.embedder.embed, snap, question)
-    return retrieve_with(
-        snap, question, vector, settings, replace(RECIPES["anchormem"], recency=recency), subject_vector
-    )
+    return retrieve_with(snap, question, vector, settings, RECIPES["anchormem"], subject_vector)
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+import recipes  # noqa: F401  (registers the experiment recipes)
 from locomo_recall import build_pack, load_locomo
 
 from anchormem.config import RetrievalSettings

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+import recipes  # noqa: F401  (registers the experiment recipes)
 from embed_cache import embed
 
 from anchormem.config import RetrievalSettings

@@ -5,6 +5,7 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+import recipes  # noqa: F401  (registers the experiment recipes)
 from locomo_recall import build_offline, build_pack, evaluate, fmt, load_locomo
 
 from anchormem.query.retrieve import Recipe

@@ -77,12 +77,20 @@ class ChunkSettings:
 class RetrievalSettings:
     """Retrieval parameters (paper §4.3). ``variant`` names a retrieval recipe. ``max_contexts``
     counts full windows: a chat window cut short takes the share of a window it fills
-    (``ScopeSnapshot.context_share``), so a result may hold more, shorter contexts."""
+    (``ScopeSnapshot.context_share``), so a result may hold more, shorter contexts. ``max_chars`` caps the
+    context text one search returns. ``rerankers`` names the rerank stages that run, in order: ``recency``
+    (any language: the latest statement on a subject earlier sessions spoke of gains), ``tense`` (English:
+    more for a question about the present, none for one about the past) and ``before-change`` (English:
+    "…before X?" favours what was said before X came up); leave one out to switch it off, ``()`` for the
+    plain ranking. ``rerank_bound`` is the most a stage may move a score (see ``docs/search.md``)."""
 
     k_facts: int = 10
     k_events: int = 10
     max_contexts: int = 10
     variant: str = "anchormem"
+    max_chars: int | None = 10_000  # context text per search (the best context is always returned); None: no cap
+    rerankers: tuple[str, ...] = ("recency", "tense", "before-change")  # stages in order (``query.rerank``)
+    rerank_bound: float = 0.1  # the most one stage may add to or take from a context's score
 
 
 @dataclass(frozen=True)
@@ -197,6 +205,10 @@ def _validate(s: Settings) -> None:
     r = s.retrieval
     if min(r.k_facts, r.k_events + 1, r.max_contexts) < 1:
         raise ConfigError("retrieval.k_facts and max_contexts must be >= 1, k_events >= 0")
+    if r.max_chars is not None and r.max_chars < 1:
+        raise ConfigError("retrieval.max_chars must be >= 1 (or unset: no cap)")
+    if not 0.0 <= r.rerank_bound <= 1.0:
+        raise ConfigError(f"retrieval.rerank_bound must lie in [0, 1], got {r.rerank_bound}")
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -231,6 +243,11 @@ def _build(typ: type[Any], values: Mapping[str, Any], section: str) -> Any:
                 kwargs[key] = int(value)
             elif isinstance(default, float):
                 kwargs[key] = float(value)
+            elif isinstance(default, tuple):  # a list in TOML, or "a,b" in the environment
+                items = value.split(",") if isinstance(value, str) else list(value)
+                kwargs[key] = tuple(str(v).strip() for v in items if str(v).strip())
+            elif key == "max_chars":
+                kwargs[key] = None if value in (None, "", "none", "None") else int(value)
             else:
                 kwargs[key] = value
         except (TypeError, ValueError) as exc:

@@ -67,6 +67,10 @@ def _decode(hint: Any, data: Any, where: str) -> Any:
     if origin in (list, tuple):
         if not isinstance(data, list | tuple):
             raise InputError(f"{where}: expected a list, got {_kind(data)}")
+        if origin is tuple and len(args) > 1 and args[-1] is not Ellipsis:  # a fixed-length tuple: (str, float)
+            if len(data) != len(args):
+                raise InputError(f"{where}: expected {len(args)} items, got {len(data)}")
+            return tuple(_decode(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, data, strict=True)))
         item = args[0] if args else Any
         items = [_decode(item, v, f"{where}[{i}]") for i, v in enumerate(data)]
         return tuple(items) if origin is tuple else items

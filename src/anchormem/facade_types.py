@@ -31,12 +31,16 @@ class ScopeArgs(TypedDict, total=False):
 
 class SearchArgs(ScopeArgs, total=False):
     """What ``search`` and ``answer`` share (see :meth:`Memory.search <anchormem.memory.Memory.search>`):
-    a scope, ``k`` and the ``variant`` (retrieval recipe), and what narrows the search: ``include_subscopes``
+    a scope, ``k`` and the ``variant`` (retrieval recipe), ``max_chars`` (the context text a search may
+    return; default ``retrieval.max_chars``, 10,000), ``trace`` (attach the retrieval's trace), and what
+    narrows the search: ``include_subscopes``
     (default ``True``), metadata ``filters``, a ``session`` and a time range ``since``/``until`` (both
     inclusive). Each other one defaults to ``None``."""
 
     k: int | None
     variant: str | None
+    max_chars: int | None
+    trace: bool
     include_subscopes: bool
     filters: Mapping[str, Any] | None
     session: str | None

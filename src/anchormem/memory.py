@@ -203,7 +203,10 @@ class Memory(Closeable):
         ``k`` is how many facts and events the recipe considers (the ``paper`` recipe maps the top
         ``k`` facts to contexts; every recipe returns at most ``k`` events) and, unless
         ``max_contexts`` is given, also the most contexts returned. Left out, both come from
-        the settings (``retrieval.k_facts``, ``k_events``, ``max_contexts``). A scope with no memory
+        the settings (``retrieval.k_facts``, ``k_events``, ``max_contexts``). ``max_chars`` caps the
+        context text returned (default ``retrieval.max_chars``: 10,000 characters; the best context is
+        always returned). ``trace=True`` attaches the retrieval's trace (``SearchResult.trace``: each
+        signal's value, each rerank stage's adjustment, the selection step). A scope with no memory
         (e.g. a user's first conversation) gives an empty result, not an error.
 
         Filters restrict the search to some messages (see :mod:`anchormem.search_filters`):
@@ -217,7 +220,8 @@ class Memory(Closeable):
         """
         query = check_query(query)
         k, variant = options.get("k"), options.get("variant")
-        check_search(k, max_contexts, variant, RECIPES)
+        max_chars = options.get("max_chars")
+        check_search(k, max_contexts, variant, RECIPES, max_chars)
         scope = self._scope(options, "search", SEARCH_KEYS)
         wanted = make_filters(
             options.get("filters"),
@@ -235,12 +239,14 @@ class Memory(Closeable):
             settings = replace(settings, max_contexts=max_contexts)
         if variant is not None:
             settings = replace(settings, variant=variant)
+        if max_chars is not None:
+            settings = replace(settings, max_chars=max_chars)
         started = time.perf_counter()
         snap = restrict(snap, wanted)
         if not snap.contexts:
             return SearchResult(query=query, contexts=(), events=())
         vector, subject_vector = query_vectors(self.embedder.embed, snap, query)
-        result = retrieve(snap, query, vector, settings, subject_vector)
+        result = retrieve(snap, query, vector, settings, subject_vector, trace=bool(options.get("trace")))
         self.accounting.record("retrieval", Completion(text=""), time.perf_counter() - started)
         return result
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 from anchormem.prompt_block import render_prompt
+from anchormem.query.trace import Trace
 
 FactSource = Literal["llm", "pack", "offline"]
 EventSource = Literal["llm", "pack", "extractive"]
@@ -93,9 +94,13 @@ class FactHit:
 class ContextHit:
     """A retrieved context with the anchors that led to it (provenance).
 
-    ``rank`` is its place in the result, 1 = best (highest ``score``). ``latest`` compares it by date
-    with the other returned contexts on the query's subject: True for the most recent of them, False
-    when a later one was returned (its ids are in ``newer``), None when it was not compared.
+    ``rank`` is its place in the result, 1 = best (highest ``score``). ``relevance`` is the context's own
+    evidence (anchors and lexical match, fused, in [0, 1]); ``adjustments`` are the (stage, value) pairs
+    that rerank stages applied (each within ``RetrievalSettings.rerank_bound``), and ``score`` is
+    ``relevance`` plus their sum, clipped to [0, 1] (:mod:`anchormem.query.rerank`). ``latest`` compares
+    it by date with the returned contexts on the same subject (their anchors near each other or linked by
+    an event, :mod:`anchormem.query.subject`): True when none of them is later, False when a later one was
+    returned (its ids are in ``newer``), None when no returned context is on its subject.
     ``scope`` is the stored scope the context comes from: a search of a user covers the user's agent
     and run scopes, and turn ids repeat across scopes, so a turn is named by its id and this scope.
     """
@@ -108,6 +113,8 @@ class ContextHit:
     latest: bool | None = None
     newer: tuple[str, ...] = ()  # ids of returned contexts on the same subject, dated later
     scope: Scope | None = None  # the memory (user / agent / run) the context is stored in
+    relevance: float | None = None  # None: as ``score`` (a hit built by hand)
+    adjustments: tuple[tuple[str, float], ...] = ()  # (rerank stage, adjustment), in the order applied
 
 
 @dataclass(frozen=True)
@@ -131,6 +138,7 @@ class SearchResult:
     contexts: tuple[ContextHit, ...]
     events: tuple[EventHit, ...]
     reading_order: tuple[int, ...] = ()
+    trace: Trace | None = field(default=None, compare=False, repr=False)  # ``search(..., trace=True)``
 
     def in_reading_order(self) -> tuple[ContextHit, ...]:
         """The contexts in conversation order (the order a transcript would show them)."""

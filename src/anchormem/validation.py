@@ -129,9 +129,9 @@ def check_turn_count(count: int, place: str, limit: int | None) -> None:
         raise InputError(f"{place}: {count:,} turns; the limit is {limit:,} per request")
 
 
-def check_search(k: Any, max_contexts: Any, variant: Any, variants: Collection[str]) -> None:
+def check_search(k: Any, max_contexts: Any, variant: Any, variants: Collection[str], max_chars: Any = None) -> None:
     """Per-call retrieval parameters: positive integers and one of ``variants`` (the known recipes)."""
-    for name, value in (("k", k), ("max_contexts", max_contexts)):
+    for name, value in (("k", k), ("max_contexts", max_contexts), ("max_chars", max_chars)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             raise InputError(f"{name} must be a positive integer")
     if variant is not None and variant not in variants:

@@ -39,6 +39,11 @@ def register(sub: Any) -> None:
         p.add_argument(
             "--max-contexts", type=positive_int, help="at most this many contexts (default: --k if given, else 10)"
         )
+        p.add_argument(
+            "--max-chars",
+            type=positive_int,
+            help="at most this many characters of context text (default: retrieval.max_chars, 10000)",
+        )
         variant_option(p)
         narrowing_options(p)
     with subcommand(
@@ -87,6 +92,7 @@ def cmd_search(mem: Memory, args: argparse.Namespace) -> Any:
         args.query,
         k=args.k,
         max_contexts=args.max_contexts,
+        max_chars=args.max_chars,
         variant=args.variant,
         **narrowing_kwargs(args),
         **scope_kwargs(args),

@@ -64,6 +64,11 @@ def to_documents(result: SearchResult, *, scope: dict[str, Any] | None = None) -
                 turn_ids=list(ctx.turn_ids),
                 anchors=[{"id": a.fact.id, "text": a.fact.text, "score": a.score} for a in hit.anchors],
                 via_events=list(hit.via_events),
+                rank=hit.rank,
+                relevance=hit.relevance,
+                adjustments=dict(hit.adjustments),
+                latest=hit.latest,  # compared with the returned contexts on the same subject (None: not compared)
+                newer=list(hit.newer),
             )
         )
     for ehit in result.events:

@@ -10,28 +10,60 @@ before the change was ever mentioned (a houseboat in Amsterdam, in the first ses
   speaker it names ("Where did I live?", :mod:`anchormem.query.voice`): the speaker said it in the
   first person (:func:`subject_query`);
 - the speaker's statements from the sessions before the change are ranked by that subject; the
-  contexts of the best ``PROMOTE_EARLIER`` come first (the best-scored context keeps its place, as
-  with the recency rule).
+  contexts of the best ``PROMOTE_EARLIER`` gain the rerank bound (the ``before-change`` stage of
+  :mod:`anchormem.query.rerank`: bounded like every stage, so a weak context is not lifted over a strong
+  one). A statement is an anchor that is not a question and not the assistant's words (offline anchors
+  start with their speaker: "assistant: Noted.").
 
 Questions without a ``before …`` clause, or whose change is never mentioned or is mentioned in the
-first session already, are left alone.
+first session already, are left alone. Languages: English only (the ``before`` clause, the voice).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
 from anchormem.query.dates import parse_when
-from anchormem.query.recency import closest_statements, timeline
+from anchormem.query.recency import timeline
+from anchormem.query.rerank import Candidates, register
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.voice import in_voice, named_speaker
 
 PROMOTE_EARLIER = 2  # contexts of the best statements from before the change, put first
 _MEASURES = re.compile(r"^\s*how\s+(?:long|many|much|often)\b", re.IGNORECASE)  # a duration or count, not a state
 _BEFORE = re.compile(r"^(?P<head>.*?)\s*\bbefore\s+(?P<change>[^?]*?)\s*\??\s*$", re.IGNORECASE | re.DOTALL)
+
+
+def is_statement(anchor: str) -> bool:
+    """Whether an anchor states something: not a question ("…?") and not the assistant's words (an
+    anchor taken from a turn starts with its speaker: "assistant: Noted, no coffee.")."""
+    text = anchor.strip()
+    return not text.endswith("?") and not text.lower().startswith("assistant:")
+
+
+def closest_statements(
+    snapshot: ScopeSnapshot,
+    scores: npt.NDArray[np.float64],
+    facts: Iterable[int],
+    keep: Callable[[int, int], bool] | None = None,
+) -> dict[int, float]:
+    """Per context row, the score of its first statement among ``facts`` (given best first): questions and
+    the assistant's words are no statements (:func:`is_statement`), and ``keep(fact, row)`` may leave
+    out more."""
+    fact_context = snapshot.fact_context
+    best: dict[int, float] = {}
+    for fact in facts:
+        row = int(fact_context[fact])
+        if row < 0 or row in best or not is_statement(snapshot.facts[fact].text):
+            continue
+        if keep is None or keep(int(fact), row):
+            best[row] = float(scores[fact])
+    return best
 
 
 def split_before(query: str) -> tuple[str, str] | None:
@@ -100,3 +132,21 @@ def earlier_statements(
     best = closest_statements(snapshot, scores, order, before_and_by_speaker)
     ranked = sorted(best, key=lambda r: (-best[r], -float(relevance[r]), r))
     return ranked[:PROMOTE_EARLIER]
+
+
+class BeforeChange:
+    """The ``before-change`` stage (module docstring)."""
+
+    name: ClassVar[str] = "before-change"
+    languages: ClassVar[tuple[str, ...]] = ("en",)
+
+    def adjust(self, candidates: Candidates) -> Mapping[int, float]:
+        rows = earlier_statements(
+            candidates.snapshot, candidates.query, candidates.subject_vector, candidates.relevance
+        )
+        if rows:
+            candidates.notes[self.name] = "the closest statements of the named speaker from before the change"
+        return {row: candidates.bound for row in rows}
+
+
+register(BeforeChange)

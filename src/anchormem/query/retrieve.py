@@ -1,48 +1,40 @@
 """Query pipeline: anchors (facts, events) -> contexts, with provenance (paper §4.3 and our recipe).
 
-A *recipe* names how candidate contexts are scored and chosen (``RetrievalSettings.variant``):
+A *recipe* names how candidate contexts are scored and chosen (``RetrievalSettings.variant``). The public
+recipes, the ones a user chooses between (experiments register more from ``bench/`` through
+:func:`register_recipe`):
 
-- ``paper``: exactly §4.3 — the top ``k_facts`` facts by cosine, mapped to their contexts
-  (deduplicated, in fact order), plus the top ``k_events`` events.
-- ``facts``: facts by cosine mapped to contexts until ``max_contexts`` distinct contexts.
-- ``bm25``: BM25 (stemmed) top contexts; a lexical baseline without anchors or events.
-- ``rrf``: reciprocal rank fusion of the facts' cosine ranking (mapped to contexts) and the
-  contexts' BM25 ranking; a fusion baseline.
 - ``anchormem`` (default): each context gets two signals, a soft maximum of its anchors' (facts')
   cosines (the best one, raised a little when several come close: a window in which several
-  messages match gains) and BM25 (stemmed) of its text, DATE line included; both are normalised
-  and averaged; contexts are then chosen by maximal marginal relevance over their best anchors'
-  vectors (a context that repeats what a chosen one says gives way to one that adds something),
-  skipping contexts whose turns are all covered. The top events are returned beside, except those
-  whose source contexts are all returned already, and an extractive event says only what the
-  returned contexts do not (``query.events``). ``max_contexts`` counts full windows: a chat window
-  cut short takes the share of a window its text fills (``query.select``). For a question about the
-  present, the latest statements on its subject come first (``query.recency``); for a question about
-  before a change, the statements from before it (``query.earlier``).
-  Each normalised signal is first spread over the turns that overlapping windows share (a turn
-  scores its best window, a window the mean of its turns), so a window next to a strong one
-  gains: the answer often continues past the matched window.
-- ``anchormem-v2``: ``anchormem`` with the plain best fact as the dense signal (the default
-  before the soft maximum; kept for the ladder).
-- ``anchormem-v1``: ``anchormem-v2`` without that spreading and without the recency rule (the first
-  default; kept for the ladder).
-- ``anchormem-events``: ``anchormem`` where events also vote for the contexts of their source
-  facts (measured weaker on LoCoMo; kept for the ladder).
-- ``no-events``: ``anchormem`` without events in the result.
+  messages match gains) and BM25 (stemmed) of its text, DATE line included; both are normalised,
+  spread over the turns overlapping windows share (a turn scores its best window, a window the mean of
+  its turns), and averaged: that is the context's **relevance**, in [0, 1]. The rerank stages
+  (:mod:`anchormem.query.rerank`; ``RetrievalSettings.rerankers``) may then adjust the scores of the
+  most relevant candidates, each within ``rerank_bound``: time counts only between contexts on the same
+  subject (:mod:`anchormem.query.recency`). Contexts are chosen by maximal marginal relevance over their
+  best anchors' vectors (a context that repeats what a chosen one says gives way to one that adds
+  something), skipping contexts whose turns are all covered, within ``max_contexts`` places and
+  ``max_chars`` characters of context text. The top events are returned beside, except those whose
+  source contexts are all returned already, and an extractive event says only what the returned
+  contexts do not (``query.events``).
+- ``paper``: exactly §4.3 — the top ``k_facts`` facts by cosine, mapped to their contexts
+  (deduplicated, in fact order), plus the top ``k_events`` events.
+- ``no-events``: ``anchormem`` without events in the result (the paper's "w/o events" ablation).
+- ``bm25``: BM25 (stemmed) top contexts; a lexical baseline without anchors or events.
 - ``chunks``: NaiveRAG — the contexts themselves embedded, top by cosine (baseline; embeds every
   context of the scope on first use).
 
 Returned contexts are *best first*: by score, highest first (ties: the order they were chosen in),
-each with its ``rank`` (1 = best); ``SearchResult.in_reading_order()`` gives them in conversation
-order (session, then position, i.e. the order of ``snapshot.contexts``). Events come best first.
-Questions about the present favour the latest statement on their subject, and returned contexts on
-the same subject are compared by date (:mod:`anchormem.query.recency`).
+each with its ``rank`` (1 = best), its ``relevance`` and the stages' ``adjustments``;
+``SearchResult.in_reading_order()`` gives them in conversation order. The rank-based baselines score
+``1 / rank``. Events come best first. ``retrieve(..., trace=True)`` attaches what each signal and stage
+gave (:mod:`anchormem.query.trace`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -50,17 +42,13 @@ import numpy.typing as npt
 from anchormem.config import RetrievalSettings
 from anchormem.errors import ConfigError, InputError
 from anchormem.model import ContextHit, Event, EventHit, FactHit, SearchResult
-from anchormem.query.earlier import earlier_statements, subject_query
+from anchormem.query import earlier as _earlier  # noqa: F401  (registers the before-change stage)
+from anchormem.query import tense as _tense  # noqa: F401  (registers the tense stage)
+from anchormem.query.earlier import subject_query
 from anchormem.query.events import events_that_add, what_they_add
 from anchormem.query.fuse import order_by_score, rrf
-from anchormem.query.recency import (
-    COMPARED_ON_SUBJECT,
-    compare_dates,
-    latest_on_subject,
-    latest_statements,
-    on_subject,
-    put_first,
-)
+from anchormem.query.recency import mark_dates
+from anchormem.query.rerank import Candidates, apply_stages, final_scores
 from anchormem.query.scoring import (
     context_max,
     context_soft_max,
@@ -71,6 +59,8 @@ from anchormem.query.scoring import (
 )
 from anchormem.query.select import select_diverse, select_ranked
 from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.query.subject import Subjects, subjects
+from anchormem.query.trace import ContextTrace, SignalTrace, Trace
 
 Floats = npt.NDArray[np.float64]
 
@@ -93,21 +83,25 @@ class Recipe:
     pool: int = 40  # candidates considered by the selection (at least 4x the contexts asked for)
     depth: int = 100  # ranked candidates per signal (rank-based modes)
     return_events: bool = True
-    recency: bool = True  # questions about the present favour the latest statement (``query.recency``)
+    rerank: bool = True  # run the stages named in ``RetrievalSettings.rerankers`` (hybrid mode)
 
 
 RECIPES: dict[str, Recipe] = {
     "anchormem": Recipe(),
-    "anchormem-v1": Recipe(shared_turns=False, recency=False, dense_temperature=0.0),
-    "anchormem-v2": Recipe(dense_temperature=0.0),
-    "anchormem-events": Recipe(w_events=1.0),
-    "no-events": Recipe(return_events=False),
-    "rrf": Recipe(mode="rrf", return_events=False),
     "paper": Recipe(mode="paper"),
-    "facts": Recipe(mode="facts", return_events=False),
+    "no-events": Recipe(return_events=False),
     "bm25": Recipe(mode="bm25", return_events=False),
     "chunks": Recipe(mode="chunks", return_events=False),
 }
+"""The recipes by name: the public ones above, plus any an experiment registered (:func:`register_recipe`)."""
+
+
+def register_recipe(name: str, recipe: Recipe) -> Recipe:
+    """Make ``recipe`` a variant named ``name`` (research harnesses in ``bench/`` register theirs so)."""
+    if name in RECIPES and RECIPES[name] != recipe:
+        raise ConfigError(f"retrieval variant {name!r} is registered already")
+    RECIPES[name] = recipe
+    return recipe
 
 
 def recipe_named(variant: str) -> Recipe:
@@ -123,9 +117,11 @@ def retrieve(
     query_vector: npt.NDArray[np.float32],
     settings: RetrievalSettings,
     subject_vector: npt.NDArray[np.float32] | None = None,
+    trace: bool = False,
 ) -> SearchResult:
     """Retrieve the memories for ``query`` with the recipe named by ``settings.variant``."""
-    return retrieve_with(snapshot, query, query_vector, settings, recipe_named(settings.variant), subject_vector)
+    recipe = recipe_named(settings.variant)
+    return retrieve_with(snapshot, query, query_vector, settings, recipe, subject_vector, trace)
 
 
 def query_vectors(
@@ -145,9 +141,11 @@ def retrieve_with(
     settings: RetrievalSettings,
     recipe: Recipe,
     subject_vector: npt.NDArray[np.float32] | None = None,
+    trace: bool = False,
 ) -> SearchResult:
     """Retrieve with an explicit :class:`Recipe` (research harnesses use this). ``subject_vector``:
-    the embedding of :func:`subject_query`'s text, for the question's own subject (None: there is none)."""
+    the embedding of :func:`subject_query`'s text, for the question's own subject (None: there is none).
+    ``trace``: attach the :class:`~anchormem.query.trace.Trace` of this run (``SearchResult.trace``)."""
     q = np.asarray(query_vector, dtype=np.float32).ravel()
     if snapshot.facts and q.shape[0] != snapshot.fact_vectors.shape[1]:
         raise InputError(f"query vector has dim {q.shape[0]}, facts have dim {snapshot.fact_vectors.shape[1]}")
@@ -159,14 +157,24 @@ def retrieve_with(
     events = top_rows(event_scores, settings.k_events) if recipe.return_events or recipe.w_events else []
     limit = settings.max_contexts
 
-    weighed: frozenset[int] = frozenset()  # rows compared by date with the ones the recency rule put first
-    if recipe.mode == "hybrid":
-        chosen, scores, weighed = _hybrid(snapshot, query, fact_scores, events, recipe, limit, subject_vector)
+    run: _Hybrid | None = None
+    if not snapshot.contexts:
+        chosen, scores = [], {}
+    elif recipe.mode == "hybrid":
+        run = _hybrid(snapshot, query, fact_scores, events, recipe, settings, subject_vector)
+        chosen, scores = run.chosen, run.scores
     elif recipe.mode in ("paper", "facts", "rrf", "bm25", "chunks"):
         ranked = _ranked(snapshot, query, q, fact_scores, recipe, settings)
         scores = {row: 1.0 / (1 + r) for r, row in enumerate(ranked)}
         paper = recipe.mode == "paper"  # exactly §4.3: no coverage rules
-        chosen = select_ranked(snapshot, ranked, limit, skip_covered=2.0 if paper else 1.0, absorb=not paper)
+        chosen = select_ranked(
+            snapshot,
+            ranked,
+            limit,
+            skip_covered=2.0 if paper else 1.0,
+            absorb=not paper,
+            max_chars=None if paper else settings.max_chars,
+        )
     else:
         raise ConfigError(f"unknown recipe mode {recipe.mode!r}")
     anchors_from = top_rows(fact_scores, max(settings.k_facts, recipe.depth))
@@ -175,7 +183,10 @@ def retrieve_with(
     if recipe.mode != "paper":  # §4.3 returns the top events as they are
         shown = what_they_add(snapshot, events_that_add(snapshot, returned_events, chosen), chosen)
         returned_events = [(e, score) for e, score in returned_events if e in shown and shown[e].text]
-    return _build_result(snapshot, query, chosen, scores, fact_scores, anchors_from, returned_events, shown, weighed)
+    result = _build_result(snapshot, query, chosen, scores, fact_scores, anchors_from, returned_events, shown, run)
+    if trace:
+        result = replace(result, trace=trace_of(snapshot, result, recipe, settings, run))
+    return result
 
 
 def top_rows(scores: npt.NDArray[np.floating], k: int) -> list[tuple[int, float]]:
@@ -202,31 +213,29 @@ def contexts_of(snapshot: ScopeSnapshot, fact_rows: list[int]) -> list[int]:
 # -- the default recipe -----------------------------------------------------------------------------
 
 
-def _hybrid(
+@dataclass
+class _Relevance:
+    values: Floats  # per context, the weighted mean of the spread signals, in [0, 1]
+    signals: list[tuple[str, float, Floats, Floats, Floats]]  # name, weight, raw, normalised, spread
+
+
+def _relevance(
     snapshot: ScopeSnapshot,
     query: str,
     fact_scores: npt.NDArray[np.floating],
     events: list[tuple[int, float]],
     recipe: Recipe,
-    limit: int,
-    subject_vector: npt.NDArray[np.float32] | None = None,
-) -> tuple[list[int], dict[int, float], frozenset[int]]:
+) -> _Relevance:
     n = len(snapshot.contexts)
-    if n == 0:
-        return [], {}, frozenset()
-    relevance = np.zeros(n)
-    total = 0.0
+    parts: list[tuple[str, float, Floats, Floats, Floats]] = []
 
-    signals: list[Floats] = []
-
-    def signal(values: Floats) -> Floats:
-        scaled = normalise(values)
-        signals.append(shared_turn_mean(snapshot, scaled) if recipe.shared_turns else scaled)
-        return signals[-1]
+    def signal(name: str, weight: float, raw: Floats) -> None:
+        scaled = normalise(raw)
+        spread = shared_turn_mean(snapshot, scaled) if recipe.shared_turns else scaled
+        parts.append((name, weight, raw, scaled, spread))
 
     if recipe.w_dense and snapshot.facts:
-        relevance += recipe.w_dense * signal(context_soft_max(snapshot, fact_scores, recipe.dense_temperature))
-        total += recipe.w_dense
+        signal("anchor", recipe.w_dense, context_soft_max(snapshot, fact_scores, recipe.dense_temperature))
     if recipe.w_lexical:
         index = snapshot.context_bm25
         terms = index.query_terms(query)
@@ -235,43 +244,82 @@ def _hybrid(
             best = [f for f, _ in top_rows(fact_scores, recipe.expand_facts)]
             extra = [t for t in expansion_terms(snapshot, query, best, recipe.expand_terms) if t not in terms]
             lexical = lexical + recipe.expand_weight * index.scores_for_terms(extra)
-        relevance += recipe.w_lexical * signal(lexical)
-        total += recipe.w_lexical
+        signal("lexical", recipe.w_lexical, lexical)
     if recipe.w_fact_lexical and snapshot.facts:
-        relevance += recipe.w_fact_lexical * signal(context_max(snapshot, snapshot.fact_bm25.scores(query)))
-        total += recipe.w_fact_lexical
+        signal("fact_lexical", recipe.w_fact_lexical, context_max(snapshot, snapshot.fact_bm25.scores(query)))
     if recipe.w_events and events:
-        relevance += recipe.w_events * signal(event_votes(snapshot, events, fact_scores))
-        total += recipe.w_events
-    relevance /= max(total, 1e-12)
+        signal("events", recipe.w_events, event_votes(snapshot, events, fact_scores))
+    values = np.zeros(n)
+    total = sum(w for _, w, *_ in parts)
+    for _, w, _, _, spread in parts:
+        values += w * spread
+    return _Relevance(values / max(total, 1e-12), parts)
+
+
+@dataclass
+class _Hybrid:
+    chosen: list[int]
+    scores: dict[int, float]
+    relevance: _Relevance
+    candidates: Candidates
+    steps: dict[int, tuple[int, float | None]]  # row -> (selection step, redundancy)
+    scale: float = 1.0  # what the adjusted scores were divided by (``rerank.final_scores``)
+
+
+def _hybrid(
+    snapshot: ScopeSnapshot,
+    query: str,
+    fact_scores: npt.NDArray[np.floating],
+    events: list[tuple[int, float]],
+    recipe: Recipe,
+    settings: RetrievalSettings,
+    subject_vector: npt.NDArray[np.float32] | None = None,
+) -> _Hybrid:
+    """Relevance, then the rerank stages on the candidate pool, then the selection on the adjusted scores
+    (maximal marginal relevance over the best anchors' vectors), best first by score."""
+    rel = _relevance(snapshot, query, fact_scores, events, recipe)
+    limit = settings.max_contexts
+    pool = [r for r, _ in top_rows(rel.values, max(recipe.pool, 4 * limit))]
+    stages = tuple(settings.rerankers) if recipe.rerank else ()
+    candidates = Candidates(
+        snapshot=snapshot,
+        query=query,
+        rows=pool,
+        relevance=rel.values,
+        fact_scores=fact_scores,
+        subjects=subjects(snapshot, pool, fact_scores) if snapshot.facts else Subjects({}, {}),
+        subject_vector=subject_vector,
+        bound=settings.rerank_bound,
+    )
+    if stages and snapshot.facts:
+        apply_stages(candidates, stages)
+        if len(candidates.rows) > len(pool):  # a stage brought in a context: its subject neighbours too
+            candidates.subjects = subjects(snapshot, candidates.rows, fact_scores)
+    adjusted = rel.values.copy()
+    final, scale = final_scores(candidates)
+    if scale != 1.0:
+        adjusted /= scale  # contexts outside the pool keep their order below
+    for row, score in final.items():
+        adjusted[row] = score
+    steps: dict[int, tuple[int, float | None]] = {}
     if recipe.mmr_lambda >= 1.0 or not snapshot.facts:
-        chosen = select_ranked(snapshot, order_by_score(dict(enumerate(relevance.tolist()))), limit)
+        chosen = select_ranked(
+            snapshot, order_by_score(dict(enumerate(adjusted.tolist()))), limit, max_chars=settings.max_chars
+        )
+        steps = {row: (i, None) for i, row in enumerate(chosen, 1)}
     else:
         chosen = select_diverse(
             snapshot,
-            relevance,
+            adjusted,
             _best_anchor_vectors(snapshot, fact_scores),
             limit,
             recipe.mmr_lambda,
             max(recipe.pool, 4 * limit),
+            max_chars=settings.max_chars,
+            steps=steps,
         )
-    scores = {row: float(relevance[row]) for row in chosen}
-    weighed: frozenset[int] = frozenset()
-    if recipe.recency and signals:
-        # the best-scored context keeps a place: the rule may have picked passing mentions
-        if snapshot.facts:
-            first, compared = latest_statements(snapshot, query, fact_scores, relevance)
-            if not first:  # its returned contexts are compared by score: nothing weighed
-                first = earlier_statements(snapshot, query, subject_vector, relevance)
-        else:  # no anchors: the subject is the strongest normalised signal
-            subject = np.maximum.reduce(signals)
-            first = latest_on_subject(snapshot, query, relevance, subject)
-            compared = on_subject(subject, COMPARED_ON_SUBJECT)
-        first = first[: max(1, limit - 1)]
-        chosen, scores = put_first(chosen, scores, first, limit, snapshot.context_share)
-        if first:
-            weighed = frozenset(compared)
-    return chosen, scores, weighed
+    scores = {row: float(adjusted[row]) for row in chosen}
+    return _Hybrid(chosen, scores, rel, candidates, steps, scale)
 
 
 def _best_anchor_vectors(snapshot: ScopeSnapshot, fact_scores: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
@@ -327,7 +375,7 @@ def _build_result(
     top_facts: list[tuple[int, float]],
     events: list[tuple[int, float]],
     shown: dict[int, Event],
-    weighed: frozenset[int] = frozenset(),
+    run: _Hybrid | None = None,
     max_anchors: int = 3,
 ) -> SearchResult:
     fact_context = snapshot.fact_context
@@ -360,7 +408,10 @@ def _build_result(
         )
     picked = {row: i for i, row in enumerate(chosen)}
     best_first = sorted(chosen, key=lambda row: (-float(scores.get(row, 0.0)), picked[row]))
-    dated = compare_dates(snapshot, best_first, [float(scores.get(row, 0.0)) for row in best_first], weighed)
+    if run is not None:
+        dated = mark_dates(snapshot, run.candidates.subjects, best_first)
+    else:
+        dated = {row: (None, ()) for row in best_first}
     ids = snapshot.contexts
     hits = tuple(
         ContextHit(
@@ -372,9 +423,77 @@ def _build_result(
             latest=dated[row][0],
             newer=tuple(ids[r].id for r in dated[row][1]),
             scope=snapshot.scope_of(row),
+            relevance=float(run.relevance.values[row]) if run is not None else float(scores.get(row, 0.0)),
+            adjustments=tuple(run.candidates.adjustments.get(row, {}).items()) if run is not None else (),
         )
         for rank, row in enumerate(best_first, 1)
     )
     position = {row: i for i, row in enumerate(best_first)}
     reading = tuple(position[row] for row in sorted(chosen))
     return SearchResult(query=query, contexts=hits, events=tuple(event_hits), reading_order=reading)
+
+
+def trace_of(
+    snapshot: ScopeSnapshot,
+    result: SearchResult,
+    recipe: Recipe,
+    settings: RetrievalSettings,
+    run: _Hybrid | None,
+) -> Trace:
+    """The :class:`Trace` of one run: for the hybrid recipes, what retrieval computed on the way."""
+    rows = [snapshot.context_row[h.context.id] for h in result.contexts]
+    used = sum(len(h.context.text) for h in result.contexts)
+    base = Trace(
+        variant=settings.variant,
+        mode=recipe.mode,
+        stages=tuple(settings.rerankers) if recipe.rerank and recipe.mode == "hybrid" else (),
+        bound=settings.rerank_bound,
+        mmr_lambda=recipe.mmr_lambda,
+        shared_turns=recipe.shared_turns,
+        considered=len(run.candidates.rows) if run is not None else len(rows),
+        max_chars=settings.max_chars,
+        used_chars=used,
+        scale=run.scale if run is not None else 1.0,
+    )
+    if run is None:
+        traced = tuple(
+            ContextTrace(
+                context_id=h.context.id, relevance=h.score, relevance_rank=h.rank, score=h.score, picked_at=h.rank
+            )
+            for h in result.contexts
+        )
+        return replace(base, contexts=traced)
+    values = run.relevance.values
+    order = np.lexsort((np.arange(values.size), -values))
+    rank = np.empty(values.size, dtype=np.int64)
+    rank[order] = np.arange(1, values.size + 1)
+    subjects_of = run.candidates.subjects
+    returned = set(rows)
+    traced_rows = []
+    for hit, row in zip(result.contexts, rows, strict=True):
+        best = subjects_of.best_fact.get(row, -1)
+        step, redundancy = run.steps.get(row, (None, None))
+        traced_rows.append(
+            ContextTrace(
+                context_id=hit.context.id,
+                relevance=float(values[row]),
+                relevance_rank=int(rank[row]),
+                score=hit.score,
+                signals=tuple(
+                    SignalTrace(name, w, _finite(raw[row]), float(scaled[row]), float(spread[row]))
+                    for name, w, raw, scaled, spread in run.relevance.signals
+                ),
+                adjustments=hit.adjustments,
+                picked_at=step,
+                redundancy=redundancy,
+                same_subject=tuple(
+                    snapshot.contexts[r].id for r in sorted(subjects_of.neighbours.get(row, ())) if r in returned
+                ),
+                best_anchor=snapshot.facts[best].id if best >= 0 else None,
+            )
+        )
+    return replace(base, contexts=tuple(traced_rows), notes=tuple(run.candidates.notes.items()))
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None

@@ -3,7 +3,8 @@
 ``limit`` counts full windows: a context takes ``snapshot.context_share`` of a place (1 for the
 paper's windows; a chat window cut by length takes the share of a full window its text fills), so
 a result of short chat windows holds more of them and the reader gets about the same text as from
-``limit`` full windows.
+``limit`` full windows. ``max_chars`` (None: no cap) bounds the context text of a result: a context that
+would pass it is skipped (a shorter one may still fit), except the first, which is always taken.
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ from anchormem.query.snapshot import ScopeSnapshot
 
 
 def select_ranked(
-    snapshot: ScopeSnapshot, ranked: list[int], limit: int, skip_covered: float = 1.0, absorb: bool = True
+    snapshot: ScopeSnapshot,
+    ranked: list[int],
+    limit: int,
+    skip_covered: float = 1.0,
+    absorb: bool = True,
+    max_chars: int | None = None,
 ) -> list[int]:
     """Take contexts in the given order until ``limit``, skipping one whose share of already covered
     turns reaches ``skip_covered`` (windows overlap by a turn; a session's one-turn tail repeats one),
@@ -27,6 +33,8 @@ def select_ranked(
             break
         turns = snapshot.context_turns[row]
         if turns and len(turns & covered) / len(turns) >= skip_covered:
+            continue
+        if not within(snapshot, chosen, row, max_chars):
             continue
         chosen = _absorb(snapshot, chosen, row) if absorb else [*chosen, row]
         covered |= turns
@@ -44,6 +52,14 @@ def fits(snapshot: ScopeSnapshot, chosen: list[int], row: int, limit: int) -> bo
     return places(snapshot, chosen) + snapshot.context_share[row] <= limit + 1e-9
 
 
+def within(snapshot: ScopeSnapshot, chosen: list[int], row: int, max_chars: int | None) -> bool:
+    """Whether ``row``'s text still fits beside ``chosen`` within ``max_chars`` (the first always fits)."""
+    if max_chars is None or not chosen:
+        return True
+    texts = snapshot.contexts
+    return sum(len(texts[r].text) for r in chosen) + len(texts[row].text) <= max_chars
+
+
 def _absorb(snapshot: ScopeSnapshot, chosen: list[int], row: int) -> list[int]:
     """``chosen`` plus ``row``, without chosen contexts whose turns ``row`` holds as well (a one-turn
     tail picked before the window that contains it)."""
@@ -58,6 +74,8 @@ def select_diverse(
     limit: int,
     lam: float,
     pool: int,
+    max_chars: int | None = None,
+    steps: dict[int, tuple[int, float | None]] | None = None,
 ) -> list[int]:
     """Maximal marginal relevance (Carbonell & Goldstein 1998) over the ``pool`` most relevant contexts.
 
@@ -65,7 +83,8 @@ def select_diverse(
     saying again what a chosen one says loses ``(1 - lam) * similarity``. Contexts whose turns are
     all covered are skipped; a chosen context whose turns a later choice holds is dropped. Ties go to
     the more relevant, then the earlier context. Selection stops at the first pick that does not
-    fit within ``limit`` places.
+    fit within ``limit`` places; one whose text passes ``max_chars`` is skipped. ``steps`` (if given)
+    receives, per chosen row, its selection step and the redundancy it was picked with.
     """
     n = relevance.shape[0]
     if n == 0 or limit <= 0:
@@ -91,6 +110,10 @@ def select_diverse(
         turns = snapshot.context_turns[row]
         if turns and turns <= covered:
             continue
+        if not within(snapshot, chosen, row, max_chars):
+            continue
+        if steps is not None:
+            steps[row] = (len(steps) + 1, float(redundancy[j]) if np.isfinite(redundancy[j]) else None)
         chosen = _absorb(snapshot, chosen, row)
         covered |= turns
         redundancy = np.maximum(redundancy, rep @ rep[j])

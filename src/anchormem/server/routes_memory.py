@@ -111,7 +111,7 @@ async def _threaded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     responses={400: {"model": ErrorResponse}},
 )
 async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
-    options = {**body.model_dump(exclude={"query", "format", "max_chars"}), **_scope(user_id, body)}
+    options = {**body.model_dump(exclude={"query", "format"}), **_scope(user_id, body)}
     result = await run_in_threadpool(lambda: service.memory.search(body.query, **options))
     if body.format == "prompt":
         prompt = result.as_prompt(max_chars=body.max_chars)

@@ -141,7 +141,13 @@ class SearchRequest(_RecallRequest):
         description="json: contexts best first (rank 1 = highest score) with provenance and events; "
         "prompt: {query, prompt, turn_ids}, the memories as one prompt-ready block (see max_chars)",
     )
-    max_chars: int | None = Field(None, ge=1, le=1_000_000, description="budget of the prompt block (format=prompt)")
+    max_chars: int | None = Field(
+        None,
+        ge=1,
+        le=1_000_000,
+        description="characters of context text the search may return (default: the server's "
+        "retrieval.max_chars, 10,000); with format=prompt also the budget of the prompt block",
+    )
 
 
 class AnswerRequest(_RecallRequest):

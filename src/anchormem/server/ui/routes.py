@@ -193,25 +193,11 @@ async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
 
     def run() -> dict[str, Any]:
         started = time.perf_counter()
-        result = memory.search(
-            body.query,
-            user_id=user_id,
-            agent_id=body.agent_id,
-            run_id=body.run_id,
-            k=body.k,
-            max_contexts=body.max_contexts,
-            variant=body.variant,
-        )
+        options = {k: v for k, v in body.model_dump(exclude={"query", "format"}).items() if v is not None}
+        # the very search /search runs (scope, filters, settings), with its trace: nothing is recomputed
+        result = memory.search(body.query, user_id=user_id, trace=True, **options)
         seconds = time.perf_counter() - started
-        settings = memory.settings.retrieval
-        if body.k is not None:
-            settings = dataclasses.replace(settings, k_facts=body.k, k_events=body.k)
-        if body.max_contexts is not None:
-            settings = dataclasses.replace(settings, max_contexts=body.max_contexts)
-        if body.variant is not None:
-            settings = dataclasses.replace(settings, variant=body.variant)
-        snapshot = memory.snapshot(make_scope(user_id, body.agent_id, body.run_id))
-        why = explain(snapshot, result, memory.embedder.embed([result.query])[0], settings)
+        why = explain(result)
         by_id = {e.context_id: e for e in why.contexts}
         prompt = render_memories(result, with_turn_ids=True)
         contexts = []
@@ -224,6 +210,8 @@ async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
                     "position": position,
                     "context": dataclasses.asdict(hit.context),
                     "score": hit.score,
+                    "relevance": hit.relevance,
+                    "adjustments": dict(hit.adjustments),
                     "latest": hit.latest,  # compared by date with the other returned statements on the subject
                     "newer": list(hit.newer),
                     "anchors": [dataclasses.asdict(a) for a in hit.anchors],
@@ -234,11 +222,14 @@ async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
             )
         return {
             "query": result.query,
-            "variant": settings.variant,
+            "variant": why.variant,
             "variants": sorted(RECIPES),
             "mode": why.mode,
             "mmr_lambda": why.mmr_lambda,
             "shared_turns": why.shared_turns,
+            "stages": why.stages,
+            "bound": why.bound,
+            "notes": why.notes,
             "contexts": contexts,
             "events": [dataclasses.asdict(e) for e in result.events],
             "turn_ids": result.turn_ids,

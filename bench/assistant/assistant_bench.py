@@ -1,0 +1,229 @@
+"""Ranking on user/assistant chats, measured the way an agent builder meets it (offline path, no LLM).
+
+    PYTHONPATH=src python bench/assistant/assistant_bench.py bench/data/assistant/life_nadia.json ... \
+        [--speakers roles|named] [--variant anchormem] [--json out.json] [--verbose]
+
+Each chat (LoCoMo layout, ``bench/data/assistant/README.md``) is sent through the public API the way
+agent builders send it: ``role``/``content`` messages with ``created_at`` and ``session`` (``--speakers
+named``: ``speaker``/``text`` with the user's first name and "Assistant", and the questions'
+``question_named``). Every message keeps its ``dia_id`` as its id, so evidence ids name messages.
+
+Per question kind (stable, current, earlier, date, multi) it prints, for the searched recipe and for BM25
+side by side:
+
+- ``rank1``: the first context holds an evidence message;
+- ``top3``: every evidence message is inside the first three contexts;
+- ``latest``: (current-state questions) the first three hold the newest statement and the context holding
+  it is marked ``latest=True``;
+- ``misleading``: an evidence-holding context among the first three is marked ``latest=False`` although it
+  holds the current answer (stable and current questions);
+- ``prompt4k``: every evidence message is inside ``as_prompt(max_chars=4000)`` (the turns it shows);
+- ``recall@10k`` / ``recall@5k``: evidence recall of the best-first contexts that fit 10,000 / 5,000
+  characters of context text, beside a message-level baseline (each message its own document, dense MiniLM
+  and BM25 fused by reciprocal rank, as many messages as fit the same characters: the shape of Mem0's
+  ``infer=False`` search).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import tempfile
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from anchormem import Memory, Settings
+from anchormem.model import SearchResult
+from anchormem.query.fuse import order_by_score, rrf
+from anchormem.query.lexical import BM25Index
+
+KINDS = ("stable", "current", "earlier", "date", "multi")
+ALIASES = {"update": "current", "past": "earlier", "static": "stable"}  # the change-over-time chats' kinds
+BUDGETS = (10_000, 5_000)
+_DATE = re.compile(r"(\d{1,2}):(\d{2})\s*(am|pm) on (\d{1,2}) (\w+),? (\d{4})", re.IGNORECASE)
+
+
+def iso(date_time: str) -> str:
+    found = _DATE.search(date_time)
+    if not found:
+        return date_time
+    hour, minute, half, day, month, year = found.groups()
+    h = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
+    when = datetime.strptime(f"{day} {month} {year}", "%d %B %Y").replace(hour=h, minute=int(minute))
+    return when.isoformat()
+
+
+def messages(sample: dict[str, Any], speakers: str) -> list[dict[str, Any]]:
+    conv = sample["conversation"]
+    user_name = sample.get("user_name") or "User"
+    out: list[dict[str, Any]] = []
+    n = 1
+    while f"session_{n}" in conv:
+        when = iso(conv[f"session_{n}_date_time"])
+        for turn in conv[f"session_{n}"]:
+            role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
+            if speakers == "roles":
+                out.append({"role": role, "content": turn["text"], "created_at": when, "session": str(n)})
+            else:
+                name = user_name if role == "user" else "Assistant"
+                out.append({"speaker": name, "text": turn["text"], "created_at": when, "session": str(n)})
+            out[-1]["id"] = turn["dia_id"]
+        n += 1
+    return out
+
+
+def kind_of(qa: dict[str, Any]) -> str:
+    kind = str(qa.get("kind", "stable"))
+    return ALIASES.get(kind, kind)
+
+
+def budget_prefix(result: SearchResult, budget: int) -> set[str]:
+    """Evidence ids inside the best-first contexts that fit ``budget`` characters of context text."""
+    ids: set[str] = set()
+    used = 0
+    for hit in result.contexts:
+        size = len(hit.context.text)
+        if used + size > budget:
+            break
+        used += size
+        ids |= set(hit.context.turn_ids)
+    return ids
+
+
+def prompt_turns(result: SearchResult, max_chars: int) -> set[str]:
+    prompt = getattr(result, "prompt", None)
+    if callable(prompt):  # the prompt block says which turns it shows
+        return set(prompt(max_chars=max_chars).turn_ids)
+    text = result.as_prompt(max_chars=max_chars)
+    return set(re.findall(r"^\[([^\]]+)\] ", text, re.MULTILINE))
+
+
+class MessageBaseline:
+    """Each message its own document; dense (MiniLM) and BM25 rankings fused by RRF."""
+
+    def __init__(self, memory: Memory, msgs: Sequence[dict[str, Any]]) -> None:
+        self.ids = [m["id"] for m in msgs]
+        self.texts = [m.get("content") or m.get("text") or "" for m in msgs]
+        self.sizes = [len(t) + 20 for t in self.texts]  # "speaker said, ..." around the text
+        self.memory = memory
+        self.vectors = memory.embedder.embed(self.texts)
+        self.bm25 = BM25Index(self.texts)
+
+    def retrieve(self, question: str, budget: int) -> set[str]:
+        q = self.memory.embedder.embed([question])[0]
+        dense = [int(i) for i in np.argsort(-(self.vectors @ q), kind="stable")]
+        lexical = [row for row, _ in self.bm25.top(question, len(self.ids))]
+        ids: set[str] = set()
+        used = 0
+        for row in order_by_score(rrf([(dense, 1.0), (lexical, 1.0)])):
+            if used + self.sizes[row] > budget:
+                continue  # a smaller message may still fit
+            used += self.sizes[row]
+            ids.add(self.ids[row])
+        return ids
+
+
+def recall(gold: set[str], found: set[str]) -> float:
+    return len(gold & found) / len(gold) if gold else 0.0
+
+
+def evaluate(
+    paths: Sequence[str], speakers: str, variants: Sequence[str], verbose: bool
+) -> tuple[list[dict[str, Any]], dict[str, float]]:
+    rows: list[dict[str, Any]] = []
+    sizes: dict[str, list[float]] = defaultdict(list)
+    with tempfile.TemporaryDirectory() as tmp:
+        memory = Memory(Settings(store=str(Path(tmp) / "m.db")))
+        try:
+            for path in paths:
+                for sample in json.loads(Path(path).read_text(encoding="utf-8")):
+                    user = sample["sample_id"]
+                    msgs = messages(sample, speakers)
+                    memory.add(msgs, user_id=user)
+                    baseline = MessageBaseline(memory, msgs)
+                    for qa in sample["qa"]:
+                        question = qa.get("question_named", qa["question"]) if speakers == "named" else qa["question"]
+                        gold = set(qa["evidence"])
+                        kind = kind_of(qa)
+                        row: dict[str, Any] = {"sample": user, "kind": kind, "question": question}
+                        for budget in BUDGETS:
+                            row[f"message@{budget}"] = recall(gold, baseline.retrieve(question, budget))
+                        for variant in variants:
+                            wide = memory.search(question, user_id=user, max_contexts=40, variant=variant)
+                            for budget in BUDGETS:
+                                row[f"{variant}@{budget}"] = recall(gold, budget_prefix(wide, budget))
+                            result = memory.search(question, user_id=user, variant=variant)
+                            sizes[variant].append(sum(len(h.context.text) for h in result.contexts))
+                            hits = list(result.contexts)
+                            first3 = hits[:3]
+                            holders = [h for h in first3 if gold & set(h.context.turn_ids)]
+                            row[f"{variant}:rank1"] = bool(hits) and bool(gold & set(hits[0].context.turn_ids))
+                            row[f"{variant}:top3"] = gold <= {t for h in first3 for t in h.context.turn_ids}
+                            row[f"{variant}:latest"] = row[f"{variant}:top3"] and any(h.latest is True for h in holders)
+                            row[f"{variant}:misleading"] = kind in ("stable", "current") and any(
+                                h.latest is False for h in holders
+                            )
+                            row[f"{variant}:prompt4k"] = gold <= prompt_turns(result, 4000)
+                            if verbose and variant == variants[0] and not row[f"{variant}:top3"]:
+                                print(f"  miss [{kind}] {user}: {question} gold={sorted(gold)}")
+                                for h in first3:
+                                    print(f"     {h.rank} {h.score:.3f} {h.latest} {h.context.turn_ids}")
+                        rows.append(row)
+        finally:
+            memory.close()
+    return rows, {v: float(np.mean(s)) if s else 0.0 for v, s in sizes.items()}
+
+
+def report(rows: list[dict[str, Any]], variants: Sequence[str], chars: dict[str, float]) -> str:
+    lines = []
+    head = ["kind", "n"]
+    for v in variants:
+        head += [f"{v}:{m}" for m in ("rank1", "top3", "latest", "mislead", "prompt4k")]
+    lines.append(" | ".join(head))
+    for kind in (*KINDS, "all"):
+        part = [r for r in rows if kind == "all" or r["kind"] == kind]
+        if not part:
+            continue
+        cells = [kind, str(len(part))]
+        for v in variants:
+            for m in ("rank1", "top3", "latest", "misleading", "prompt4k"):
+                if m == "latest" and kind not in ("current", "all"):
+                    cells.append("-")
+                    continue
+                pool = [r for r in part if m != "latest" or r["kind"] == "current"]
+                cells.append(f"{sum(bool(r[f'{v}:{m}']) for r in pool)}/{len(pool)}")
+        lines.append(" | ".join(cells))
+    lines.append("")
+    lines.append("evidence recall at equal characters per question (best-first contexts that fit):")
+    for budget in BUDGETS:
+        cells = [f"  {budget:>6} chars:"]
+        for name in ("message", *variants):
+            cells.append(f"{name} {np.mean([r[f'{name}@{budget}'] for r in rows]):.3f}")
+        lines.append("  ".join(cells))
+    lines.append("mean context characters of a default search: " + ", ".join(f"{v} {c:,.0f}" for v, c in chars.items()))
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", nargs="+")
+    parser.add_argument("--speakers", choices=("roles", "named"), default="roles")
+    parser.add_argument("--variant", action="append", help="recipes to measure (default: anchormem and bm25)")
+    parser.add_argument("--json", help="write the per-question rows here")
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+    variants = args.variant or ["anchormem", "bm25"]
+    rows, chars = evaluate(args.data, args.speakers, variants, args.verbose)
+    print(report(rows, variants, chars))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
