@@ -72,6 +72,8 @@ def test_every_facade_presents_memorys_parameters(memory: Memory) -> None:
     assert set(SearchArgs.__optional_keys__) - ScopeArgs.__optional_keys__ == {
         "k",
         "variant",
+        "max_chars",
+        "trace",
         "include_subscopes",
         "filters",
         "session",

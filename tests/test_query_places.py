@@ -13,7 +13,6 @@ from anchormem.embed.hashing import HashEmbedder
 from anchormem.ingest.chunk import chunk_session
 from anchormem.model import Context, Event, Fact, Scope, Turn
 from anchormem.query.events import what_they_add
-from anchormem.query.recency import put_first
 from anchormem.query.retrieve import retrieve
 from anchormem.query.select import select_diverse, select_ranked
 from anchormem.query.snapshot import ScopeSnapshot
@@ -57,14 +56,12 @@ def test_short_chat_windows_leave_room_for_more_contexts() -> None:
     assert select_diverse(snap, relevance, rep, limit=2, lam=1.0, pool=7) == [1, 2, 0]
 
 
-def test_a_promoted_context_takes_as_many_places_as_it_needs() -> None:
-    share = [1.0, 0.5, 0.25, 1.0]
-    scores = {1: 0.9, 2: 0.8, 0: 0.7}
-    chosen, out = put_first([1, 2, 0], scores, [3], limit=2, share=share)
-    assert chosen == [3, 1, 2], "a full window in: the weakest others leave until it fits (1 + 0.5 + 0.25)"
-    assert out[3] > out[1]
-    assert put_first([1, 2], {1: 0.9, 2: 0.8}, [0], limit=2, share=share)[0] == [0, 1, 2]
-    assert put_first([1, 2], {1: 0.9, 2: 0.8}, [0], limit=2)[0] == [0, 1], "default: one place each"
+def test_a_text_budget_skips_what_does_not_fit_and_keeps_the_best() -> None:
+    snap = _chat_snapshot()
+    ranked = [3, 0, 1, 2, 6]  # 200, 100, 50, 25 and 10 characters
+    assert select_ranked(snap, ranked, 10, max_chars=180) == [3], "the best is taken even past the budget"
+    assert select_ranked(snap, [0, 3, 1, 2, 6], 10, max_chars=180) == [0, 1, 2], "the 200 skipped, smaller ones fit"
+    assert select_ranked(snap, ranked, 10, max_chars=None) == ranked
 
 
 def _chat(texts: list[tuple[str, str]]) -> list[Turn]:

@@ -16,6 +16,8 @@ def to_jsonable(value: Any) -> Any:
         out = {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
         if isinstance(value, SearchResult):
             out["turn_ids"] = value.turn_ids
+            if value.trace is None:  # asked for with trace=True only
+                del out["trace"]
         return out
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}

@@ -1,7 +1,7 @@
 """Why each returned context was returned: the trace of the search that ran, formatted.
 
 :func:`explain` reads ``SearchResult.trace`` (``search(..., trace=True)``: retrieval records each signal,
-each rerank stage's adjustment and each selection step while it scores, :mod:`anchormem.query.trace`).
+each rerank stage's adjustment and each selection step while it scores, :class:`anchormem.model.Trace`).
 Nothing is recomputed, so the explanation is of the very search that ran, with its scope, filters and
 settings.
 
@@ -26,8 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from anchormem.errors import InputError
-from anchormem.model import SearchResult
-from anchormem.query.trace import ContextTrace, SignalTrace
+from anchormem.model import ContextTrace, SearchResult, SignalTrace
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ Returned contexts are *best first*: by score, highest first (ties: the order the
 each with its ``rank`` (1 = best), its ``relevance`` and the stages' ``adjustments``;
 ``SearchResult.in_reading_order()`` gives them in conversation order. The rank-based baselines score
 ``1 / rank``. Events come best first. ``retrieve(..., trace=True)`` attaches what each signal and stage
-gave (:mod:`anchormem.query.trace`).
+gave (:class:`anchormem.model.Trace`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import numpy.typing as npt
 
 from anchormem.config import RetrievalSettings
 from anchormem.errors import ConfigError, InputError
-from anchormem.model import ContextHit, Event, EventHit, FactHit, SearchResult
+from anchormem.model import ContextHit, ContextTrace, Event, EventHit, FactHit, SearchResult, SignalTrace, Trace
 from anchormem.query import earlier as _earlier  # noqa: F401  (registers the before-change stage)
 from anchormem.query import tense as _tense  # noqa: F401  (registers the tense stage)
 from anchormem.query.earlier import subject_query
@@ -60,7 +60,6 @@ from anchormem.query.scoring import (
 from anchormem.query.select import select_diverse, select_ranked
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.subject import Subjects, subjects
-from anchormem.query.trace import ContextTrace, SignalTrace, Trace
 
 Floats = npt.NDArray[np.float64]
 
@@ -145,7 +144,7 @@ def retrieve_with(
 ) -> SearchResult:
     """Retrieve with an explicit :class:`Recipe` (research harnesses use this). ``subject_vector``:
     the embedding of :func:`subject_query`'s text, for the question's own subject (None: there is none).
-    ``trace``: attach the :class:`~anchormem.query.trace.Trace` of this run (``SearchResult.trace``)."""
+    ``trace``: attach the :class:`~anchormem.model.Trace` of this run (``SearchResult.trace``)."""
     q = np.asarray(query_vector, dtype=np.float32).ravel()
     if snapshot.facts and q.shape[0] != snapshot.fact_vectors.shape[1]:
         raise InputError(f"query vector has dim {q.shape[0]}, facts have dim {snapshot.fact_vectors.shape[1]}")

@@ -1,20 +1,22 @@
 """Which candidate contexts speak of the same subject, read from the memory's own structure.
 
 Two contexts are on the same subject when the anchors that made each of them relevant to the query (its
-best anchor: the fact of the context closest to the query) are near each other: their cosine is at least
-``SAME_SUBJECT`` (the two anchors say much the same kind of thing: "I live in a flat in Leeds" and "the
-boxes are unpacked in the new Glasgow flat"), or the two anchors are linked by an event of the event graph
-(the paper's associative links, §4.2). Nothing here reads words of the question: the query only chooses
+best anchor: the fact of the context closest to the query) are near each other: the cosine of the two
+anchors, each less what all of its speaker's anchors share (:func:`centred`), is at least ``SAME_SUBJECT``
+(the two say much the same kind of thing: "I live in a flat in Leeds" and "we moved to the new Glasgow
+flat"), or the two anchors are linked by an event of the event graph (the paper's associative links, §4.2).
+Nothing here reads words of the question: the query only chooses
 which anchor speaks for a context, and the comparison is anchor to anchor, so it works in any language the
 embedder reads. An anchor that is a question ("…?") speaks for no subject.
 
-Where the threshold sits, measured with MiniLM and offline anchors on the change-over-time chats
-(BENCHMARKS.md): the old and the new statement of a change reach 0.12-0.68 (told in other words, often
-low), and unrelated short sentences of one chat 0.3-0.65, so no threshold separates them. The threshold
-is set high (0.6) because a false link is worse than a missed one: a missed link leaves two contexts
-unmarked and unmoved (the reader sees both dates), a false one marks an answer superseded. Swept 0.45,
-0.6, 0.75 on four dev chats: misleading marks 2, 1, 0 of 60; current state in the first three 15, 14, 14
-of 32.
+Where the threshold sits, measured with MiniLM and offline anchors (BENCHMARKS.md): on the
+change-over-time chats the old and the new statement of a change reach 0.12-0.68 raw (told in other words,
+often low), and unrelated short sentences of one chat 0.3-0.65, so no threshold separates them; speaker
+centring takes 0.15-0.2 off the unrelated pairs of a named speaker and little off real links. The threshold
+is set where false links stop: a false link marks an answer superseded, a missed one leaves two contexts
+unmarked, each with its date. Swept (centred) on the development chats, misleading marks / current state in
+the first three: 0.25: 6/79, 6/20; 0.35: 3/79, 7/20; 0.45: 1/79, 6/20 (user/assistant dev chats), and
+3/60, 15/32; 2/60, 13/32; 1/60, 14/32 (four change-over-time chats).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import numpy.typing as npt
 
 from anchormem.query.snapshot import ScopeSnapshot
 
-SAME_SUBJECT = 0.6  # cosine between two contexts' best anchors that puts them on one subject
+SAME_SUBJECT = 0.45  # centred cosine between two contexts' best anchors that puts them on one subject
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ def subjects(
     with_anchor = [r for r in rows if best[r] >= 0]
     neighbours: dict[int, set[int]] = {r: set() for r in rows}
     if len(with_anchor) > 1:
-        vectors = snapshot.fact_vectors[[best[r] for r in with_anchor]]
+        vectors = centred(snapshot)[[best[r] for r in with_anchor]]
         sims = vectors @ vectors.T
         linked = _event_links(snapshot, [best[r] for r in with_anchor])
         for i, a in enumerate(with_anchor):
@@ -73,6 +75,31 @@ def subjects(
                     neighbours[a].add(b)
                     neighbours[b].add(a)
     return Subjects(best_fact=best, neighbours={r: frozenset(n) for r, n in neighbours.items()})
+
+
+_CENTRED: weakref.WeakKeyDictionary[ScopeSnapshot, npt.NDArray[np.float32]] = weakref.WeakKeyDictionary()
+
+
+def centred(snapshot: ScopeSnapshot) -> npt.NDArray[np.float32]:
+    """The fact vectors, each verbatim anchor less the mean of its speaker's anchors, normalised again (facts
+    that name no speaker, e.g. an LLM's, as they are); computed once per snapshot. What all of one speaker's anchors
+    share ("Maya: …", "user: …") says who is speaking, not what about: comparing what remains keeps short
+    anchors of one speaker from looking alike, and named speakers from linking more than ``user``."""
+    cached = _CENTRED.get(snapshot)
+    if cached is None:
+        vectors = np.asarray(snapshot.fact_vectors, dtype=np.float32)
+        out = vectors.copy()
+        speakers = snapshot.fact_speakers
+        groups: dict[str | None, list[int]] = {}
+        for i, who in enumerate(speakers):
+            groups.setdefault(who, []).append(i)
+        for who, members in groups.items():
+            if who is not None and len(members) > 1:
+                out[members] -= vectors[members].mean(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        cached = np.where(norms > 1e-9, out / np.maximum(norms, 1e-9), 0.0).astype(np.float32)
+        _CENTRED[snapshot] = cached
+    return cached
 
 
 _FACT_EVENTS: weakref.WeakKeyDictionary[ScopeSnapshot, dict[int, tuple[int, ...]]] = weakref.WeakKeyDictionary()
