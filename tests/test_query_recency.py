@@ -18,7 +18,7 @@ from anchormem.model import SearchResult
 from anchormem.query.dates import parse_when
 from anchormem.query.recency import asks_present, compare_dates
 from anchormem.query.retrieve import RECIPES, query_vectors, retrieve_with
-from anchormem.scopes import make_scope
+from anchormem.wire.scopes import make_scope
 
 FILLER = [
     ("user", "Can you help me write an email asking for a day off?"),

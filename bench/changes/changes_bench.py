@@ -33,7 +33,7 @@ from anchormem.config import EmbedSettings
 from anchormem.model import SearchResult
 from anchormem.query.recency import asks_present
 from anchormem.query.retrieve import RECIPES, query_vectors, retrieve_with
-from anchormem.scopes import make_scope
+from anchormem.wire.scopes import make_scope
 
 DATA = Path(__file__).parents[1] / "data" / "changes_over_time.json"
 

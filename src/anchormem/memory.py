@@ -9,19 +9,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Unpack
 
-from anchormem.closeable import Closeable
+from anchormem._util.closeable import Closeable
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
-from anchormem.facade_types import ADD_KEYS, SEARCH_KEYS, AddArgs, Record, RecordsReader, ScopeArgs, SearchArgs
+from anchormem.ingest.ingester import Ingester, PendingAdd
 from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.precomputed import load_precomputed
 from anchormem.ingest.sources import Conversation, load_conversations, read_source
-from anchormem.ingester import Ingester, PendingAdd
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.lifecycle.manager import Lifecycle
 from anchormem.llm.accounting import Accounting
 from anchormem.llm.protocol import LLM, Completion
-from anchormem.memory_records import RECORD_KINDS, RecordKind, Records
 from anchormem.model import (
     Answer,
     Context,
@@ -40,12 +38,14 @@ from anchormem.model import (
 from anchormem.parts import GivenParts, Parts
 from anchormem.query.answer import read
 from anchormem.query.cache import SnapshotCache
+from anchormem.query.filters import make_filters, restrict
+from anchormem.query.records import RECORD_KINDS, RecordKind, Records
 from anchormem.query.retrieve import RECIPES, query_vectors, retrieve
 from anchormem.query.snapshot import ScopeSnapshot
-from anchormem.scopes import check_query, make_scope, scope_of
-from anchormem.search_filters import make_filters, restrict
 from anchormem.store.protocol import Store
-from anchormem.validation import check_search
+from anchormem.wire.args import ADD_KEYS, SEARCH_KEYS, AddArgs, Record, RecordsReader, ScopeArgs, SearchArgs
+from anchormem.wire.scopes import check_query, make_scope, scope_of
+from anchormem.wire.validation import check_search
 
 Source = str | Mapping[str, Any] | Sequence[Mapping[str, Any]] | Conversation | Path
 """What ``add`` takes: a plain string (one user message), one message, a list of messages, a
@@ -63,15 +63,15 @@ class Memory(Closeable):
     The facade holds no algorithm; it names the scope of each call and hands the call to one of the
     collaborators it composes: its :class:`~anchormem.parts.Parts` (store, embedder, LLM), a
     :class:`~anchormem.query.cache.SnapshotCache` (what retrieval reads), an
-    :class:`~anchormem.ingester.Ingester` (adds), :class:`~anchormem.memory_records.Records`
+    :class:`~anchormem.ingest.ingester.Ingester` (adds), :class:`~anchormem.query.records.Records`
     (reading stored records) and a :class:`~anchormem.lifecycle.manager.Lifecycle` (update, delete,
     history, export, import), the last sharing per-user :class:`~anchormem.lifecycle.locks.WriterLocks`
     with the ingester. ``accounting`` sums the LLM use of every call in this process; each call also
     counts its own, and that is what is stored for its scope.
 
     A method that names a memory takes its scope as keywords, each ``None`` by default: ``user_id``,
-    ``agent_id``, ``run_id`` (:class:`~anchormem.facade_types.ScopeArgs`); ``search`` and ``answer``
-    also ``k``, ``variant`` and the narrowing keywords of :class:`~anchormem.facade_types.SearchArgs`.
+    ``agent_id``, ``run_id`` (:class:`~anchormem.wire.args.ScopeArgs`); ``search`` and ``answer``
+    also ``k``, ``variant`` and the narrowing keywords of :class:`~anchormem.wire.args.SearchArgs`.
     A keyword none of them names is a :class:`TypeError`.
     """
 
@@ -200,7 +200,7 @@ class Memory(Closeable):
         the settings (``retrieval.k_facts``, ``k_events``, ``max_contexts``). A scope with no memory
         (e.g. a user's first conversation) gives an empty result, not an error.
 
-        Filters restrict the search to some messages (see :mod:`anchormem.search_filters`):
+        Filters restrict the search to some messages (see :mod:`anchormem.query.filters`):
         ``filters`` is metadata equality (``{"topic": "work"}``: every pair must equal the message's
         ``metadata``; a key no message has gives an empty result), ``session`` a session label,
         ``since``/``until`` a time range on the message time, both inclusive (ISO 8601, Unix seconds

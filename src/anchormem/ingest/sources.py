@@ -19,7 +19,7 @@ from typing import Any
 from anchormem.errors import InputError
 from anchormem.ingest.messages import as_messages, parse_messages
 from anchormem.model import Turn
-from anchormem.validation import (
+from anchormem.wire.validation import (
     MAX_CAPTION_CHARS,
     MAX_TEXT_CHARS,
     check_label,

@@ -3,7 +3,7 @@
 The algorithms live beside this module (edit, delete, history, portable); :class:`Lifecycle` checks
 the arguments :class:`~anchormem.memory.Memory` does not (the scope is the facade's) and wires the
 algorithms to the memory's parts, its writer locks, its snapshot cache and its
-:class:`~anchormem.ingester.Ingester` (which re-derives what the surviving words still support
+:class:`~anchormem.ingest.ingester.Ingester` (which re-derives what the surviving words still support
 after a delete or an edit, and names the producers of derived records for the history).
 """
 
@@ -21,10 +21,10 @@ from anchormem.lifecycle.locks import WriterLocks
 from anchormem.model import DeleteReport, HistoryEntry, ImportReport, Scope, UpdateReport
 from anchormem.parts import Parts
 from anchormem.query.cache import SnapshotCache
-from anchormem.scopes import no_memory
+from anchormem.wire.scopes import no_memory
 
 if TYPE_CHECKING:  # the ingester records its adds in the history: no import back at run time
-    from anchormem.ingester import Ingester
+    from anchormem.ingest.ingester import Ingester
 
 
 @dataclass(frozen=True)

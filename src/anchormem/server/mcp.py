@@ -27,10 +27,10 @@ from anchormem import __version__
 from anchormem.errors import AnchorMemError
 from anchormem.memory import Memory
 from anchormem.model import Scope
-from anchormem.scopes import covers, describe, make_scope
-from anchormem.serialize import report_dict, to_jsonable
 from anchormem.server.errors import classify, public_message
-from anchormem.validation import MAX_RESULTS, MAX_TURNS
+from anchormem.wire.scopes import covers, describe, make_scope
+from anchormem.wire.serialize import report_dict, to_jsonable
+from anchormem.wire.validation import MAX_RESULTS, MAX_TURNS
 
 T = TypeVar("T")
 log = logging.getLogger("anchormem.mcp")

@@ -13,17 +13,17 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from anchormem.errors import InputError
-from anchormem.facade_types import ScopeArgs
 from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.sources import is_locomo
 from anchormem.model import IngestReport
-from anchormem.scopes import NO_USER_IN_PATH
-from anchormem.serialize import report_dict, to_jsonable
 from anchormem.server.errors import ApiError
 from anchormem.server.params import IDEMPOTENT_ERRORS, idempotency_key
 from anchormem.server.schemas import AddRequest, AnswerRequest, ErrorResponse, Job, SearchRequest, UpdateRequest
 from anchormem.server.service import Svc, UserId, request_scope
-from anchormem.validation import MAX_TURNS
+from anchormem.wire.args import ScopeArgs
+from anchormem.wire.scopes import NO_USER_IN_PATH
+from anchormem.wire.serialize import report_dict, to_jsonable
+from anchormem.wire.validation import MAX_TURNS
 
 router = APIRouter(
     prefix="/v1/users/{user_id}",

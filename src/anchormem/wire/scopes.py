@@ -2,7 +2,7 @@
 checked; and a query string.
 
 :func:`scope_of` is what every facade method that names a memory does with its ``**scope``: refuse a
-keyword the method does not take (:func:`~anchormem.facade_types.scope_ids`), check each id
+keyword the method does not take (:func:`~anchormem.wire.args.scope_ids`), check each id
 (:func:`make_scope`) and return the :class:`~anchormem.model.Scope`.
 """
 
@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from anchormem.errors import InputError, NotFoundError
-from anchormem.facade_types import SCOPE_KEYS, scope_ids
 from anchormem.model import Scope
-from anchormem.validation import bad_character, check_scope_id
+from anchormem.wire.args import SCOPE_KEYS, scope_ids
+from anchormem.wire.validation import bad_character, check_scope_id
 
 MAX_QUERY_CHARS = 10_000
 NO_USER = ""  # the user id of an agent's own memory (a scope with an agent and no user)

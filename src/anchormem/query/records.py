@@ -9,10 +9,10 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from anchormem.errors import InputError, NotFoundError
-from anchormem.facade_types import Record
 from anchormem.model import Scope, Stats
 from anchormem.parts import Parts
-from anchormem.scopes import describe
+from anchormem.wire.args import Record
+from anchormem.wire.scopes import describe
 
 RecordKind = Literal["turns", "contexts", "facts", "events"]
 RECORD_KINDS: tuple[RecordKind, ...] = ("turns", "contexts", "facts", "events")
