@@ -16,10 +16,9 @@ import pytest
 from agents import Agent, RunConfig, Runner, SQLiteSession, set_tracing_disabled
 from agents.tool_context import ToolContext
 
-from anchormem._util.extras import MissingExtraError
 from anchormem.aio import AsyncMemory
 from anchormem.client import AsyncClient
-from anchormem.errors import InputError
+from anchormem.errors import InputError, MissingExtraError
 from anchormem.ingest.messages import parse_messages
 from anchormem.integrations.openai_agents import (
     RECALL_HEADER,

@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from anchormem._util.extras import MissingExtraError, requires_extra
-from anchormem.errors import InputError
+from anchormem._util.extras import requires_extra
+from anchormem.errors import InputError, MissingExtraError
 from anchormem.eval.score import TABLE_ORDER
 
 if TYPE_CHECKING:
