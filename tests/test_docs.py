@@ -14,7 +14,7 @@ from anchormem.query.retrieve import RECIPES
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
-PAGES = [REPO / "README.md", REPO / "BENCHMARKS.md", *sorted(DOCS.glob("*.md"))]
+PAGES = [REPO / "README.md", *sorted(DOCS.glob("*.md")), *sorted((DOCS / "research").glob("*.md"))]
 
 
 def test_cli_reference_is_the_live_help() -> None:
