@@ -21,10 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from anchormem import search_filters as filters_module
 from anchormem.config import Settings
 from anchormem.memory import Memory
 from anchormem.model import Scope
+from anchormem.query import filters as filters_module
 
 TOPICS = ["work", "sport", "family", "travel", "food", "health"]
 WORDS = [

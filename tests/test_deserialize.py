@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from anchormem.deserialize import from_jsonable, record_type
 from anchormem.errors import InputError
 from anchormem.memory import Memory
 from anchormem.model import (
@@ -22,7 +21,8 @@ from anchormem.model import (
     Stats,
     Turn,
 )
-from anchormem.serialize import to_jsonable
+from anchormem.wire.deserialize import from_jsonable, record_type
+from anchormem.wire.serialize import to_jsonable
 from tests.fixtures import SESSION_1, SESSION_2, messages
 
 

@@ -1,5 +1,6 @@
 """The docs say what the code does: docs/cli.md is the live ``--help`` text, the tables of names
-hold exactly the registries' names, and every relative link leads somewhere."""
+hold exactly the registries' names, the README's figures are BENCHMARKS.md's, and every relative link
+leads somewhere."""
 
 from __future__ import annotations
 
@@ -14,7 +15,14 @@ from anchormem.query.retrieve import RECIPES
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
-PAGES = [REPO / "README.md", REPO / "BENCHMARKS.md", *sorted(DOCS.glob("*.md"))]
+PAGES = [
+    REPO / "README.md",
+    REPO / "BENCHMARKS.md",
+    REPO / "bench" / "data" / "README.md",
+    *sorted(DOCS.glob("*.md")),
+    *sorted((DOCS / "research").glob("*.md")),
+]
+FIGURES = re.compile(r"<!-- figures: start -->\n(.*?)<!-- figures: end -->", re.S)
 
 
 def test_cli_reference_is_the_live_help() -> None:
@@ -42,6 +50,16 @@ def test_docs_list_exactly_the_retrieval_variants() -> None:
 
 def test_docs_list_exactly_the_embedding_backends() -> None:
     assert table_names(DOCS / "configuration.md", "### Embedding backends") == list(BACKENDS)
+
+
+def test_readme_figures_are_the_benchmarks_figures() -> None:
+    readme, benchmarks = (FIGURES.findall((REPO / name).read_text("utf-8")) for name in ("README.md", "BENCHMARKS.md"))
+    assert len(benchmarks) == 1 and benchmarks[0].count("\n|") >= 10
+    assert readme == benchmarks, "README.md's figures differ from BENCHMARKS.md's: copy the table between the markers"
+
+
+def test_benchmarks_is_a_short_reference() -> None:
+    assert len((REPO / "BENCHMARKS.md").read_text("utf-8").splitlines()) <= 250, "move the lab notes to docs/research/"
 
 
 def _anchor(heading: str) -> str:

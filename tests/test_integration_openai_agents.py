@@ -18,8 +18,7 @@ from agents.tool_context import ToolContext
 
 from anchormem.aio import AsyncMemory
 from anchormem.client import AsyncClient
-from anchormem.errors import InputError
-from anchormem.extras import MissingExtraError
+from anchormem.errors import InputError, MissingExtraError
 from anchormem.ingest.messages import parse_messages
 from anchormem.integrations.openai_agents import (
     RECALL_HEADER,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from anchormem.lifecycle.locks import WriterLocks
-from anchormem.scopes import make_scope
+from anchormem.wire.scopes import make_scope
 
 
 def test_a_user_and_its_sub_scopes_share_one_lock() -> None:

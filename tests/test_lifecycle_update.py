@@ -17,7 +17,7 @@ from anchormem.llm.fake import FakeLLM
 from anchormem.memory import Memory
 from anchormem.model import Context, Event, Fact, Scope, Turn
 from anchormem.store.protocol import Extraction, Store
-from anchormem.validation import MAX_TEXT_CHARS
+from anchormem.wire.validation import MAX_TEXT_CHARS
 from tests.conftest import llm_responder
 from tests.fixtures import SESSION_1, SESSION_2, messages
 

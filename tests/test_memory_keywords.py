@@ -15,8 +15,8 @@ from anchormem.aio import AsyncMemory
 from anchormem.client import Client
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
-from anchormem.facade_types import ScopeArgs, SearchArgs
 from anchormem.memory import Memory
+from anchormem.wire.args import ScopeArgs, SearchArgs
 from tests.fixtures import SESSION_1, messages
 
 

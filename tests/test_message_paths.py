@@ -20,8 +20,8 @@ from anchormem.client import Client
 from anchormem.errors import InputError
 from anchormem.ingest.sources import Conversation
 from anchormem.memory import Memory
-from anchormem.serialize import to_jsonable
 from anchormem.server.mcp import build_server
+from anchormem.wire.serialize import to_jsonable
 from tests.fixtures import write_locomo
 from tests.live_server import LiveServer, serve
 

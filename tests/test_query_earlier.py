@@ -18,7 +18,7 @@ from anchormem.query.earlier import change_time, earlier_statements, split_befor
 from anchormem.query.recency import timeline
 from anchormem.query.retrieve import query_vectors
 from anchormem.query.voice import anchor_speaker, in_voice, named_speaker
-from anchormem.scopes import make_scope
+from anchormem.wire.scopes import make_scope
 from tests.test_query_recency import FILLER, chat, chat_memory, search, turn_id
 
 # the user lives in Leeds, moves to Porto in June and talks about living in Porto from then on

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from anchormem.model import Context, ContextHit, Event, EventHit, SearchResult
-from anchormem.prompt_block import render_prompt, turn_lines
+from anchormem.render.prompt_block import render_prompt, turn_lines
 
 TURNS = {
     "D1:1": ("Ana", "I adopted a dog, his name is Pico."),

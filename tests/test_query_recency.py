@@ -19,7 +19,7 @@ from anchormem.query.dates import parse_when
 from anchormem.query.recency import timeline
 from anchormem.query.retrieve import RECIPES, query_vectors, retrieve_with
 from anchormem.query.tense import asks_present
-from anchormem.scopes import make_scope
+from anchormem.wire.scopes import make_scope
 
 FILLER = [
     ("user", "Can you help me write an email asking for a day off?"),

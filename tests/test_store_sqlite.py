@@ -12,8 +12,8 @@ import pytest
 
 from anchormem.errors import StoreError
 from anchormem.model import Context, Fact, Scope, Turn
-from anchormem.store.migrations import SQLITE_MIGRATIONS
 from anchormem.store.protocol import Extraction
+from anchormem.store.sql.migrations import SQLITE_MIGRATIONS
 from anchormem.store.sqlite import SQLiteStore
 
 A = Scope("a")

@@ -21,9 +21,9 @@ from anchormem.memory import Memory
 from anchormem.model import Context, Event, Fact, Scope, Turn, Usage
 from anchormem.store import cascade
 from anchormem.store.factory import open_store
-from anchormem.store.migrations import PG_MIGRATIONS, SQLITE_MIGRATIONS
 from anchormem.store.postgres import PostgresStore
 from anchormem.store.protocol import Extraction, ExtractionState, Store
+from anchormem.store.sql.migrations import PG_MIGRATIONS, SQLITE_MIGRATIONS
 from anchormem.store.sqlite import SQLiteStore
 from tests.conftest import llm_responder
 from tests.fixtures import locomo_sample, write_locomo

@@ -13,7 +13,7 @@ Each chat goes into a fresh memory (offline anchors, extractive events); each qu
 with ``max_contexts=3`` and ``max_contexts=10``. "Update" questions ask about the present and their
 evidence is the newest statement: newest-in-top-3 counts those whose evidence turns are all inside
 the 3 contexts returned; evidence-in-top-10 counts questions (update, past and static) whose evidence
-is all inside the 10. "Static" questions (``make_heldout_more.py``) ask, in the present tense, about
+is all inside the 10. "Static" questions ask, in the present tense, about
 something said once that never changes (a sister's name). ``--no-recency`` switches the query-time
 recency rule off for comparison. Also prints, for update questions at 10 contexts, how often the
 context holding the newest statement is marked ``latest`` and how often a returned earlier statement
@@ -33,7 +33,7 @@ from anchormem.config import EmbedSettings
 from anchormem.model import SearchResult
 from anchormem.query.retrieve import RECIPES, query_vectors, retrieve_with
 from anchormem.query.tense import asks_present
-from anchormem.scopes import make_scope
+from anchormem.wire.scopes import make_scope
 
 DATA = Path(__file__).parents[1] / "data" / "changes_over_time.json"
 

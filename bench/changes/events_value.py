@@ -25,7 +25,7 @@ from anchormem.eval.qa import load_questions
 from anchormem.model import EventHit, SearchResult
 from anchormem.query.render import render_memories
 from anchormem.query.retrieve import contexts_of, top_rows
-from anchormem.scopes import make_scope
+from anchormem.wire.scopes import make_scope
 
 
 def events_section(result: SearchResult, events: tuple[EventHit, ...]) -> int:

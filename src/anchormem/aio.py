@@ -26,11 +26,11 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar, Unpack
 
-from anchormem.bound import Bound
+from anchormem._util.bound import Bound
 from anchormem.config import Settings
-from anchormem.facade_types import AsyncRecordsReader, ScopeArgs
 from anchormem.memory import Memory
 from anchormem.parts import GivenParts
+from anchormem.wire.args import AsyncRecordsReader, ScopeArgs
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -82,7 +82,7 @@ class AsyncMemory:
         call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
         return await loop.run_in_executor(self._executor, call)
 
-    # -- the methods of Memory, each run in a worker thread (see anchormem.bound) -------------------------
+    # -- the methods of Memory, each run in a worker thread (see anchormem._util.bound) -------------------------
 
     add = in_thread(Memory.add)
     add_all = in_thread(Memory.add_all)

@@ -1,11 +1,52 @@
 """The one exception tree of anchormem.
 
 Every error the library raises derives from :class:`AnchorMemError`. Errors from
-third-party libraries (sqlite3, httpx, sentence-transformers, ...) are translated
-into these at the boundary where they occur, so callers only ever catch ours.
+third-party libraries (sqlite3, psycopg, httpx, openai, onnxruntime, ...) are translated
+into these at the boundary where they occur, so callers only ever catch ours. The REST
+service answers each with a stable code (:mod:`anchormem.wire.error_codes`), and the REST
+clients raise the same class back.
+
+Our exception hierarchy:
+
+* AnchorMemError
+  + ConfigError
+    - MissingExtraError          (an optional extra is not installed)
+    - LLMNotConfiguredError      (also an LLMError)
+  + InputError
+  + NotFoundError
+  + StoreError
+    - StoreFullError
+    - StoreUnavailableError
+  + EmbeddingError
+    - CacheUnwritableError       (anchormem.embed.onnx_export)
+  + LLMError
+    - LLMUnavailableError
+    - LLMResponseError
+      . UnparsableResponseError  (anchormem.llm.structured)
+    - LLMNotConfiguredError
+  + AccessDeniedError            (REST clients: the service refused the API key)
+  + ServiceError                 (REST clients: the service failed without naming why)
 """
 
 from __future__ import annotations
+
+__all__ = [
+    "AccessDeniedError",
+    "AnchorMemError",
+    "ConfigError",
+    "EmbeddingError",
+    "InputError",
+    "LLMError",
+    "LLMNotConfiguredError",
+    "LLMResponseError",
+    "LLMUnavailableError",
+    "MissingExtraError",
+    "NotFoundError",
+    "ServiceError",
+    "StoreError",
+    "StoreFullError",
+    "StoreUnavailableError",
+]
 
 
 class AnchorMemError(Exception):
@@ -14,6 +55,16 @@ class AnchorMemError(Exception):
 
 class ConfigError(AnchorMemError):
     """Settings are missing, contradictory or malformed."""
+
+
+class MissingExtraError(ConfigError):
+    """A feature was used whose optional packages are not installed (see :mod:`anchormem._util.extras`)."""
+
+    def __init__(self, extra: str, what: str, package: str | None) -> None:
+        self.extra = extra
+        self.package = package
+        missing = f" ({package} is not installed)" if package else ""
+        super().__init__(f"{what} needs the '{extra}' extra{missing}: pip install 'anchormem[{extra}]'")
 
 
 class InputError(AnchorMemError):

@@ -9,29 +9,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Unpack
 
-from anchormem.closeable import Closeable
+from anchormem._util.closeable import Closeable
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
-from anchormem.errors import InputError
-from anchormem.facade_types import (
-    SCOPE_KEYS,
-    SEARCH_KEYS,
-    Record,
-    RecordsReader,
-    ScopeArgs,
-    SearchArgs,
-    scope_ids,
-)
-from anchormem.ingest.messages import as_messages, parse_messages
+from anchormem.ingest.ingester import Ingester, PendingAdd
 from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.precomputed import load_precomputed
-from anchormem.ingest.sources import Conversation, is_locomo, load_conversations, parse_locomo
-from anchormem.ingester import Ingester
+from anchormem.ingest.sources import Conversation, load_conversations, read_source
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.lifecycle.manager import Lifecycle
 from anchormem.llm.accounting import Accounting
 from anchormem.llm.protocol import LLM, Completion
-from anchormem.memory_records import RECORD_KINDS, MemoryRecords, RecordKind
 from anchormem.model import (
     Answer,
     Context,
@@ -50,17 +38,19 @@ from anchormem.model import (
 from anchormem.parts import GivenParts, Parts
 from anchormem.query.answer import read
 from anchormem.query.cache import SnapshotCache
+from anchormem.query.filters import make_filters, restrict
+from anchormem.query.records import RECORD_KINDS, RecordKind, Records
 from anchormem.query.retrieve import RECIPES, query_vectors, retrieve
 from anchormem.query.snapshot import ScopeSnapshot
-from anchormem.scopes import check_query, make_scope
-from anchormem.search_filters import make_filters, restrict
 from anchormem.store.protocol import Store
-from anchormem.validation import check_search
+from anchormem.wire.args import ADD_KEYS, SEARCH_KEYS, AddArgs, Record, RecordsReader, ScopeArgs, SearchArgs
+from anchormem.wire.scopes import check_query, make_scope, scope_of
+from anchormem.wire.validation import check_search
 
 Source = str | Mapping[str, Any] | Sequence[Mapping[str, Any]] | Conversation | Path
 """What ``add`` takes: a plain string (one user message), one message, a list of messages, a
 :class:`Conversation`, or a :class:`~pathlib.Path` to a file (LoCoMo, or JSON/JSONL messages)."""
-__all__ = ["RECORD_KINDS", "Memory", "Record", "RecordKind", "Source"]
+__all__ = ["RECORD_KINDS", "Memory", "PendingAdd", "Record", "RecordKind", "Source"]
 
 
 class Memory(Closeable):
@@ -70,16 +60,18 @@ class Memory(Closeable):
     search, the LLM client on the first call that needs it. Pass ``store``,
     ``embedder`` or ``llm`` to use your own parts (e.g. fakes in tests).
 
-    The facade holds no algorithm; it composes its :class:`~anchormem.parts.Parts` (store,
-    embedder, LLM), per-user :class:`~anchormem.lifecycle.locks.WriterLocks`, a
-    :class:`~anchormem.query.cache.SnapshotCache`, an :class:`~anchormem.ingester.Ingester`,
-    a :class:`~anchormem.lifecycle.manager.Lifecycle` and :class:`~anchormem.memory_records.MemoryRecords`
-    (reading and changing stored records). ``accounting`` sums the LLM use of every call in this
-    process; each call also counts its own, and that is what is stored for its scope.
+    The facade holds no algorithm; it names the scope of each call and hands the call to one of the
+    collaborators it composes: its :class:`~anchormem.parts.Parts` (store, embedder, LLM), a
+    :class:`~anchormem.query.cache.SnapshotCache` (what retrieval reads), an
+    :class:`~anchormem.ingest.ingester.Ingester` (adds), :class:`~anchormem.query.records.Records`
+    (reading stored records) and a :class:`~anchormem.lifecycle.manager.Lifecycle` (update, delete,
+    history, export, import), the last sharing per-user :class:`~anchormem.lifecycle.locks.WriterLocks`
+    with the ingester. ``accounting`` sums the LLM use of every call in this process; each call also
+    counts its own, and that is what is stored for its scope.
 
     A method that names a memory takes its scope as keywords, each ``None`` by default: ``user_id``,
-    ``agent_id``, ``run_id`` (:class:`~anchormem.facade_types.ScopeArgs`); ``search`` and ``answer``
-    also ``k``, ``variant`` and the narrowing keywords of :class:`~anchormem.facade_types.SearchArgs`.
+    ``agent_id``, ``run_id`` (:class:`~anchormem.wire.args.ScopeArgs`); ``search`` and ``answer``
+    also ``k``, ``variant`` and the narrowing keywords of :class:`~anchormem.wire.args.SearchArgs`.
     A keyword none of them names is a :class:`TypeError`.
     """
 
@@ -90,8 +82,8 @@ class Memory(Closeable):
         self._snapshots = SnapshotCache(self._parts)
         locks = WriterLocks()
         self._ingester = Ingester(self._parts, locks, self.accounting)
-        self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester.rebuild, self._ingester.made_by)
-        self._records = MemoryRecords(self._parts, self._lifecycle)
+        self._records = Records(self._parts)
+        self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester)
 
     @classmethod
     def from_env(cls, config_file: str | Path | None = None, **overrides: Any) -> Memory:
@@ -119,7 +111,7 @@ class Memory(Closeable):
 
     def add(
         self,
-        source: Source,
+        source: Source | PendingAdd,
         *,
         sample: str | None = None,
         facts: str | Path | None = None,
@@ -138,7 +130,8 @@ class Memory(Closeable):
         - one such message dict, or a plain string (one message of role ``user``). A string is
           never read as a file path: pass files as :class:`pathlib.Path`;
         - a :class:`Conversation`, or a :class:`pathlib.Path` to a LoCoMo file or a JSON/JSONL
-          message list. A LoCoMo file with several conversations needs ``sample`` (one sample id).
+          message list. A LoCoMo file with several conversations needs ``sample`` (one sample id);
+        - a :class:`PendingAdd` from :meth:`prepare_add` (which holds its scope: pass no other keyword).
 
         A message without an ``id`` gets one from its session, speaker, text, time as given and its
         occurrence among identical messages of this call, so sending the same messages again (a
@@ -147,25 +140,25 @@ class Memory(Closeable):
         attach precomputed facts and events instead of extracting them. A re-run resumes
         extraction that failed.
         """
-        conversation = self._conversation(source, sample)
-        pre = load_precomputed(facts, events, sample_id=conversation.name if sample or facts or events else None)
-        return self._ingester.add(self._scope(scope, "add"), conversation.turns, pre, progress)
+        if isinstance(source, PendingAdd):
+            if sample or facts or events or any(v is not None for v in scope.values()):
+                raise TypeError("add() of a PendingAdd takes only progress: it holds its scope and input")
+            return self._ingester.add(source, progress)
+        return self._ingester.add(
+            self.prepare_add(source, sample=sample, facts=facts, events=events, **scope), progress
+        )
 
-    def _conversation(self, source: Source, sample: str | None) -> Conversation:
-        if isinstance(source, Conversation):
-            return source
-        if isinstance(source, Path):
-            conversations = load_conversations(source, sample=sample)
-            if len(conversations) != 1:
-                names = ", ".join(c.name for c in conversations[:10])
-                raise InputError(
-                    f"{source} holds {len(conversations)} conversations ({names}); pick one with "
-                    "sample=... (CLI: --sample ID), or use add_all"
-                )
-            return conversations[0]
-        if isinstance(source, Mapping) and is_locomo(source):
-            return parse_locomo(source, sample=sample)[0]
-        return Conversation(name="messages", turns=tuple(parse_messages(as_messages(source))))
+    def prepare_add(self, source: Source, *, max_turns: int | None = None, **options: Unpack[AddArgs]) -> PendingAdd:
+        """What :meth:`add` checks and reads before it runs (the same ``source`` and keywords), as a
+        :class:`PendingAdd` (scope, turns, precomputed facts and events) to hand to ``add`` later: for a shell
+        that decides from the turn count how to run the add (the REST API runs a large one as a background
+        job). Invalid input raises :class:`InputError` here, before anything is written; ``max_turns`` caps
+        the turns (the service's request limit)."""
+        checked = self._scope(options, "add", ADD_KEYS)
+        sample, facts, events = options.get("sample"), options.get("facts"), options.get("events")
+        conversation = read_source(source, sample, max_turns=max_turns)
+        pre = load_precomputed(facts, events, sample_id=conversation.name if sample or facts or events else None)
+        return PendingAdd(checked, conversation.turns, pre)
 
     def add_all(
         self,
@@ -182,7 +175,8 @@ class Memory(Closeable):
         out: dict[str, IngestReport] = {}
         for conv in load_conversations(path):
             pre = load_precomputed(facts, events, sample_id=conv.name)
-            out[conv.name] = self._ingester.add(make_scope(user_id, agent_id, conv.name), conv.turns, pre, progress)
+            pending = PendingAdd(make_scope(user_id, agent_id, conv.name), conv.turns, pre)
+            out[conv.name] = self._ingester.add(pending, progress)
         return out
 
     # -- query -------------------------------------------------------------------------------------------
@@ -209,7 +203,7 @@ class Memory(Closeable):
         signal's value, each rerank stage's adjustment, the selection step). A scope with no memory
         (e.g. a user's first conversation) gives an empty result, not an error.
 
-        Filters restrict the search to some messages (see :mod:`anchormem.search_filters`):
+        Filters restrict the search to some messages (see :mod:`anchormem.query.filters`):
         ``filters`` is metadata equality (``{"topic": "work"}``: every pair must equal the message's
         ``metadata``; a key no message has gives an empty result), ``session`` a session label,
         ``since``/``until`` a time range on the message time, both inclusive (ISO 8601, Unix seconds
@@ -306,9 +300,7 @@ class Memory(Closeable):
     def users(self) -> list[Scope]:
         return self.store.scopes()
 
-    @staticmethod
-    def _scope(args: Mapping[str, Any], method: str, allowed: frozenset[str] = SCOPE_KEYS) -> Scope:
-        return make_scope(*scope_ids(args, method, allowed))
+    _scope = staticmethod(scope_of)
 
     # -- lifecycle: edit, forget, history, export, import -----------------------------------------------
 
@@ -323,7 +315,7 @@ class Memory(Closeable):
         never the texts). An unknown turn raises :class:`NotFoundError`; text that is empty or too long
         :class:`InputError`; the text it already has changes nothing (``updated`` False).
         """
-        return self._records.update(self._scope(scope, "update"), turn_id, text)
+        return self._lifecycle.update(self._scope(scope, "update"), turn_id, text)
 
     def delete(
         self,
@@ -342,7 +334,7 @@ class Memory(Closeable):
         turns of a touched session are re-cut into windows. ``all`` with only ``user_id``
         deletes every agent and run of that user. Exactly one target must be given.
         """
-        return self._records.delete(self._scope(scope, "delete"), session, turn, context, all)
+        return self._lifecycle.delete(self._scope(scope, "delete"), session, turn, context, all)
 
     def history(self, *, limit: int | None = None, **scope: Unpack[ScopeArgs]) -> list[HistoryEntry]:
         """The append-only record of changes to a memory (and its agent/run scopes), oldest first."""

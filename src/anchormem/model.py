@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
-from anchormem.prompt_block import render_prompt
+from anchormem.render.prompt_block import render_prompt
 
 FactSource = Literal["llm", "pack", "offline"]
 EventSource = Literal["llm", "pack", "extractive"]
@@ -26,7 +26,7 @@ def stable_id(prefix: str, *parts: str) -> str:
 @dataclass(frozen=True)
 class Scope:
     """Whose memory a record belongs to: a user, optionally narrowed to an agent and a run. An agent's
-    own memory (no user) has ``user_id`` ``""`` (see :func:`anchormem.scopes.make_scope`)."""
+    own memory (no user) has ``user_id`` ``""`` (see :func:`anchormem.wire.scopes.make_scope`)."""
 
     user_id: str
     agent_id: str | None = None
@@ -207,7 +207,7 @@ class SearchResult:
 
     def as_prompt(self, max_chars: int | None = None) -> str:
         """One prompt-ready block of these memories within ``max_chars`` (see
-        :func:`anchormem.prompt_block.render_prompt`)."""
+        :func:`anchormem.render.prompt_block.render_prompt`)."""
         return render_prompt(self, max_chars=max_chars)
 
 

@@ -18,7 +18,7 @@ from anchormem.cli.common import flag, settings_from, store_options
 from anchormem.cli.progress import Bars
 from anchormem.config import Settings
 from anchormem.ingest.sources import Conversation, parse_messages
-from anchormem.serialize import report_dict, to_jsonable
+from anchormem.wire.serialize import report_dict, to_jsonable
 
 DEMO_USER = "demo"
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from anchormem.cli.common import flag, open_memory, positive_int, scope_kwargs, subcommand
 from anchormem.errors import InputError
-from anchormem.serialize import to_jsonable
+from anchormem.wire.serialize import to_jsonable
 
 
 def register(sub: Any) -> None:

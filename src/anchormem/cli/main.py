@@ -17,7 +17,7 @@ from anchormem import __version__
 from anchormem.cli import demo, eval_cmd, lifecycle_cmd, maintenance_cmd, memory_cmd, serve_cmd
 from anchormem.cli.text import to_text
 from anchormem.errors import AnchorMemError
-from anchormem.serialize import one_line, to_jsonable
+from anchormem.wire.serialize import one_line, to_jsonable
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2

@@ -10,7 +10,7 @@ from anchormem.cli.common import flag, positive_int, scope_kwargs, subcommand, v
 from anchormem.cli.progress import Bars
 from anchormem.cli.search_options import narrowing_kwargs, narrowing_options
 from anchormem.errors import InputError
-from anchormem.serialize import report_dict
+from anchormem.wire.serialize import report_dict
 
 if TYPE_CHECKING:
     from anchormem.memory import Memory

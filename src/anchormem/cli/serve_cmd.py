@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from anchormem._util.extras import requires_extra
 from anchormem.cli.common import flag, open_memory, positive_int, store_options
-from anchormem.extras import requires_extra
 
 DEFAULT_PORT = 8420
 DEFAULT_MCP_PORT = 8421

@@ -1,4 +1,4 @@
-"""How CLI results look to people: short readable text (``--json`` output is :mod:`anchormem.serialize`)."""
+"""How CLI results look to people: short readable text (``--json`` output is :mod:`anchormem.wire.serialize`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from anchormem.model import Answer, Context, Event, Fact, Scope, SearchResult, Stats, Turn
-from anchormem.serialize import to_jsonable
+from anchormem.wire.serialize import to_jsonable
 
 
 def to_text(value: Any) -> str:

@@ -9,11 +9,11 @@ from typing import Any, ParamSpec, Self, TypeVar, Unpack
 
 import httpx
 
-from anchormem.bound import Bound
+from anchormem._util.bound import Bound
 from anchormem.client import calls, reads
 from anchormem.client.calls import Flow
 from anchormem.client.transport import Exchange, Remote, drive
-from anchormem.facade_types import AsyncRecordsReader, ScopeArgs
+from anchormem.wire.args import AsyncRecordsReader, ScopeArgs
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -40,7 +40,7 @@ class AsyncClient(Remote[httpx.AsyncBaseTransport]):
         self._http = httpx.AsyncClient(**options, transport=transport)
         return Exchange(self.url, self._http.request, lambda: asyncio.sleep(self.poll_seconds))
 
-    # -- the methods of Memory, made from the flows of calls and reads (see anchormem.bound) -----------
+    # -- the methods of Memory, made from the flows of calls and reads (see anchormem._util.bound) -----------
 
     add = awaitable(calls.add)
     search = awaitable(calls.search)

@@ -21,13 +21,13 @@ from typing import Any, TypeVar, Unpack
 from urllib.parse import quote
 
 from anchormem.client.errors import error_from_code
-from anchormem.deserialize import from_jsonable
 from anchormem.errors import InputError
-from anchormem.facade_types import ScopeArgs, SearchArgs, scope_ids
 from anchormem.ingest.messages import as_messages
 from anchormem.ingest.sources import Conversation, is_locomo, read_json_file
 from anchormem.model import Answer, DeleteReport, IngestReport, SearchResult, Turn, UpdateReport
-from anchormem.scopes import NO_USER, NO_USER_IN_PATH
+from anchormem.wire.args import ScopeArgs, SearchArgs, scope_ids
+from anchormem.wire.deserialize import from_jsonable
+from anchormem.wire.scopes import NO_USER, NO_USER_IN_PATH
 
 T = TypeVar("T")
 

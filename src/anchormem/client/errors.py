@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 
-from anchormem.error_codes import CLIENT_ERRORS
 from anchormem.errors import AccessDeniedError, AnchorMemError, InputError, NotFoundError, ServiceError
+from anchormem.wire.error_codes import CLIENT_ERRORS
 
 
 def _by_status(status: int) -> type[AnchorMemError]:

@@ -8,10 +8,10 @@ from typing import Any, Unpack
 from urllib.parse import quote
 
 from anchormem.client.calls import Call, Flow, scope_params, user_path
-from anchormem.deserialize import RECORD_TYPES, from_jsonable, record_type
 from anchormem.errors import InputError
-from anchormem.facade_types import Record, ScopeArgs
 from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Stats, Turn
+from anchormem.wire.args import Record, ScopeArgs
+from anchormem.wire.deserialize import RECORD_TYPES, from_jsonable, record_type
 
 PAGE = 1000
 """Records asked for per page when a client lists a memory (the service's largest page)."""

@@ -8,11 +8,11 @@ from typing import Any, ParamSpec, Self, TypeVar, Unpack
 
 import httpx
 
-from anchormem.bound import Bound
+from anchormem._util.bound import Bound
 from anchormem.client import calls, reads
 from anchormem.client.calls import Flow
 from anchormem.client.transport import Exchange, Remote, drive, run_blocking
-from anchormem.facade_types import RecordsReader, ScopeArgs
+from anchormem.wire.args import RecordsReader, ScopeArgs
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -52,7 +52,7 @@ class Client(Remote[httpx.BaseTransport]):
 
         return Exchange(self.url, request, wait)
 
-    # -- the methods of Memory, made from the flows of calls and reads (see anchormem.bound) -----------
+    # -- the methods of Memory, made from the flows of calls and reads (see anchormem._util.bound) -----------
 
     add = blocking(calls.add)
     search = blocking(calls.search)

@@ -9,11 +9,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from anchormem._util.extras import requires_extra
 from anchormem.embed.bundled import MODEL_NAME, MiniLMIdentity, minilm_model_dir
 from anchormem.embed.protocol import Vectors
 from anchormem.embed.vectors import empty_vectors, l2_normalize
 from anchormem.errors import EmbeddingError
-from anchormem.extras import requires_extra
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

@@ -11,10 +11,10 @@ from typing import Any
 import httpx
 import numpy as np
 
+from anchormem._util.http import EndpointClient, EndpointErrors, JsonEndpoint, RetryPolicy, endpoint_url, snippet
 from anchormem.embed.protocol import Vectors
 from anchormem.embed.vectors import batches, empty_vectors, l2_normalize
 from anchormem.errors import ConfigError, EmbeddingError
-from anchormem.http import EndpointClient, EndpointErrors, JsonEndpoint, RetryPolicy, endpoint_url, snippet
 
 EMBEDDING_ERRORS = EndpointErrors(unavailable=EmbeddingError, rejected=EmbeddingError, bad_response=EmbeddingError)
 
@@ -31,7 +31,7 @@ class OpenAIEmbedder(EndpointClient):
     ``dim`` may be given up front; otherwise it is learned from the first answer (reading
     :attr:`dim` before any :meth:`embed` call sends one short probe request).
     Transient failures are retried ``max_retries`` times under the shared policy of
-    :mod:`anchormem.http`; then :class:`EmbeddingError` names the URL.
+    :mod:`anchormem._util.http`; then :class:`EmbeddingError` names the URL.
     """
 
     def __init__(

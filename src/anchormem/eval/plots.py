@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from anchormem.errors import InputError
+from anchormem._util.extras import requires_extra
+from anchormem.errors import InputError, MissingExtraError
 from anchormem.eval.score import TABLE_ORDER
-from anchormem.extras import MissingExtraError, requires_extra
 
 if TYPE_CHECKING:
     from anchormem.eval.report import Report

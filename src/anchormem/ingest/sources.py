@@ -3,7 +3,8 @@
 Every reader returns :class:`Conversation` objects whose turns keep their original
 timestamps and ids. Malformed input raises :class:`InputError` naming the place.
 Message lists are read by :func:`anchormem.ingest.messages.parse_messages`, the one message
-model of every path (re-exported here).
+model of every path (re-exported here); :func:`read_source` is the one reader of what ``add`` is given,
+for every shell.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from anchormem.errors import InputError
-from anchormem.ingest.messages import parse_messages
+from anchormem.ingest.messages import as_messages, parse_messages
 from anchormem.model import Turn
-from anchormem.validation import (
+from anchormem.wire.validation import (
     MAX_CAPTION_CHARS,
     MAX_TEXT_CHARS,
     check_label,
@@ -91,6 +92,27 @@ def load_conversations(path: str | Path, sample: str | None = None) -> list[Conv
     if sample is not None:
         raise InputError(f"--sample applies to LoCoMo files; {path} is a message list")
     return [Conversation(name=path.stem, turns=tuple(parse_messages(data, where=str(path))))]
+
+
+def read_source(source: object, sample: str | None = None, *, max_turns: int | None = None) -> Conversation:
+    """What ``add`` was given, as one conversation: a :class:`Conversation` as it is, a :class:`~pathlib.Path`
+    read as a file (one conversation, else ``sample`` picks one), a LoCoMo sample (an object with
+    ``conversation``), or messages in any shape :func:`~anchormem.ingest.messages.as_messages` takes.
+    ``max_turns`` caps the turns of a sample or message list (the service's request limit)."""
+    if isinstance(source, Conversation):
+        return source
+    if isinstance(source, Path):
+        conversations = load_conversations(source, sample=sample)
+        if len(conversations) != 1:
+            names = ", ".join(c.name for c in conversations[:10])
+            raise InputError(
+                f"{source} holds {len(conversations)} conversations ({names}); pick one with "
+                "sample=... (CLI: --sample ID), or use add_all"
+            )
+        return conversations[0]
+    if isinstance(source, Mapping) and is_locomo(source):
+        return parse_locomo(source, sample=sample, where="conversation", max_turns=max_turns)[0]
+    return Conversation(name="messages", turns=tuple(parse_messages(as_messages(source), max_turns=max_turns)))
 
 
 def parse_locomo(

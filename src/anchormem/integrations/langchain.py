@@ -27,12 +27,12 @@ from __future__ import annotations
 
 from typing import Any, Unpack
 
+from anchormem._util.extras import requires_extra
 from anchormem.errors import InputError
-from anchormem.extras import requires_extra
 from anchormem.integrations.binding import Binding, MemoryLike, SearchOptions, as_text
 from anchormem.integrations.tool_text import ADD_DESCRIPTION, SEARCH_DESCRIPTION
 from anchormem.model import ContextHit, EventHit, SearchResult
-from anchormem.serialize import to_jsonable
+from anchormem.wire.serialize import to_jsonable
 
 with requires_extra("langchain", "anchormem.integrations.langchain"):
     from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun

@@ -27,8 +27,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Unpack
 
+from anchormem._util.extras import requires_extra
 from anchormem.errors import AnchorMemError, InputError, NotFoundError
-from anchormem.extras import requires_extra
 from anchormem.ingest.messages import TIME_FIELDS, identify
 from anchormem.integrations.binding import Binding, MemoryLike, ScopeOptions, SearchOptions, as_text
 from anchormem.integrations.tool_text import ADD_DESCRIPTION, SEARCH_DESCRIPTION

@@ -15,10 +15,10 @@ from typing import Any, NamedTuple
 
 from anchormem.errors import LLMError, NotFoundError, StoreError
 from anchormem.model import DeleteReport, IngestReport, Scope
-from anchormem.scopes import describe
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
-from anchormem.validation import check_label
+from anchormem.wire.scopes import describe
+from anchormem.wire.validation import check_label
 
 Rebuild = Callable[[Scope, Sequence[str]], IngestReport]
 

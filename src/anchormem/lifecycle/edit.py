@@ -11,10 +11,10 @@ from __future__ import annotations
 from anchormem.errors import NotFoundError
 from anchormem.lifecycle.delete import Rebuild, rewrite
 from anchormem.model import Scope, UpdateReport
-from anchormem.scopes import describe
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
-from anchormem.validation import check_label, check_text
+from anchormem.wire.scopes import describe
+from anchormem.wire.validation import check_label, check_text
 
 
 def check_update(turn_id: object, text: object) -> tuple[str, str]:

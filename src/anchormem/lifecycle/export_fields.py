@@ -1,5 +1,5 @@
 """Reading one field of an export record: each reader returns the value or raises an
-:class:`InputError` naming the record and the field (see :mod:`anchormem.validation` for the rules)."""
+:class:`InputError` naming the record and the field (see :mod:`anchormem.wire.validation` for the rules)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import numpy as np
 
 from anchormem.errors import InputError
 from anchormem.model import Scope
-from anchormem.scopes import NO_USER
-from anchormem.validation import (
+from anchormem.wire.scopes import NO_USER
+from anchormem.wire.validation import (
     MAX_COUNT,
     MAX_TEXT_CHARS,
     check_int,

@@ -1,16 +1,17 @@
 """The forgetting, history and portability half of a memory: update, delete, history, export, import.
 
-The algorithms live beside this module (delete, history, portable); :class:`Lifecycle` wires
-them to the memory's parts, its writer locks, its snapshot cache, and two callbacks of its
-ingest: ``rebuild`` (re-derive what the surviving words still support after a delete) and
-``made_by`` (the producers of the derived records, for the history).
+The algorithms live beside this module (edit, delete, history, portable); :class:`Lifecycle` checks
+the arguments :class:`~anchormem.memory.Memory` does not (the scope is the facade's) and wires the
+algorithms to the memory's parts, its writer locks, its snapshot cache and its
+:class:`~anchormem.ingest.ingester.Ingester` (which re-derives what the surviving words still support
+after a delete or an edit, and names the producers of derived records for the history).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anchormem.errors import InputError
 from anchormem.lifecycle import delete as forgetting
@@ -20,39 +21,46 @@ from anchormem.lifecycle.locks import WriterLocks
 from anchormem.model import DeleteReport, HistoryEntry, ImportReport, Scope, UpdateReport
 from anchormem.parts import Parts
 from anchormem.query.cache import SnapshotCache
-from anchormem.scopes import no_memory
+from anchormem.wire.scopes import no_memory
+
+if TYPE_CHECKING:  # the ingester records its adds in the history: no import back at run time
+    from anchormem.ingest.ingester import Ingester
 
 
 @dataclass(frozen=True)
 class Lifecycle:
     """update, delete, history, export and import_records of one memory (see :class:`~anchormem.memory.Memory`,
-    which checks the arguments and names the scope)."""
+    which names the scope)."""
 
     _parts: Parts
     _locks: WriterLocks
     _snapshots: SnapshotCache
-    _rebuild: forgetting.Rebuild
-    _made_by: Callable[[], Mapping[str, Any]]
+    _ingester: Ingester
 
     def update(self, scope: Scope, turn_id: str, text: str) -> UpdateReport:
         """Replace one turn's text and re-derive its session (see :mod:`anchormem.lifecycle.edit`)."""
+        turn_id, text = edit.check_update(turn_id, text)
         with self._locks.of(scope):
             store = self._parts.store
             if store.version(scope) == 0:
                 raise no_memory(scope.user_id, scope.agent_id, scope.run_id)
             self._parts.check_embedder()  # the new text's facts are embedded like the stored ones
             try:
-                report = edit.update_turn(store, scope, turn_id, text, self._rebuild, self._parts.response_cache())
+                report = edit.update_turn(
+                    store, scope, turn_id, text, self._ingester.rebuild, self._parts.response_cache()
+                )
             finally:
                 self._snapshots.forget(scope)
             if report.updated:
-                chronicle.record_update(store, scope, report, self._made_by())
+                chronicle.record_update(store, scope, report, self._ingester.made_by())
             return report
 
     def delete(
         self, scope: Scope, session: str | None, turn: str | None, context: str | None, all: bool
     ) -> DeleteReport:
-        """Forget one target of ``scope`` (exactly one of them is given), or ``all`` of it."""
+        """Forget one target of ``scope`` (exactly one of them must be given), or ``all`` of it."""
+        if sum(x is not None for x in (session, turn, context)) + bool(all) != 1:
+            raise InputError("delete needs exactly one target: session, turn, context or all")
         with self._locks.of(scope):
             if all:
                 return self._delete_all(scope)
@@ -73,10 +81,12 @@ class Lifecycle:
             raise no_memory(scope.user_id, scope.agent_id, scope.run_id)
         target, turn_ids = forgetting.resolve(store, scope, session, turn, context)
         try:
-            report = forgetting.delete_turns(store, scope, turn_ids, self._rebuild, self._parts.response_cache())
+            report = forgetting.delete_turns(
+                store, scope, turn_ids, self._ingester.rebuild, self._parts.response_cache()
+            )
         finally:
             self._snapshots.forget(scope)
-        chronicle.record_delete(store, scope, target, report, self._made_by())
+        chronicle.record_delete(store, scope, target, report, self._ingester.made_by())
         return report
 
     def history(self, scope: Scope, limit: int | None) -> list[HistoryEntry]:

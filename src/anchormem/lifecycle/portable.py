@@ -21,9 +21,9 @@ import numpy as np
 from anchormem.errors import InputError
 from anchormem.lifecycle import export_fields as read
 from anchormem.model import Context, Event, Fact, ImportReport, Scope, Turn, Usage
-from anchormem.scopes import describe
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix, Store
-from anchormem.validation import (
+from anchormem.wire.scopes import describe
+from anchormem.wire.validation import (
     MAX_CAPTION_CHARS,
     MAX_DIM,
     check_int,

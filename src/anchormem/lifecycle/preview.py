@@ -17,9 +17,9 @@ from pathlib import Path
 from anchormem.errors import InputError, NotFoundError
 from anchormem.lifecycle.delete import resolve, scopes_under
 from anchormem.model import Scope
-from anchormem.scopes import describe
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
+from anchormem.wire.scopes import describe
 
 MAX_IDS = 200  # ids listed per kind; the counts are always complete
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from anchormem.closeable import Closeable
+from anchormem._util.closeable import Closeable
 from anchormem.errors import StoreError
 from anchormem.llm.keys import cache_key, canonical_json, request_payload
 from anchormem.llm.protocol import LLM, Completion, CompletionParams, Message

@@ -2,7 +2,7 @@
 (vLLM, Ollama, llama.cpp server, OpenAI, LiteLLM), over httpx.
 
 Transient failures are retried with exponential backoff and jitter (the shared policy of
-:mod:`anchormem.http`); when they persist, :class:`LLMUnavailableError` says which URL failed
+:mod:`anchormem._util.http`); when they persist, :class:`LLMUnavailableError` says which URL failed
 and how. At most ``settings.concurrency`` requests are in flight at once, whatever the number of
 calling threads.
 """
@@ -16,9 +16,9 @@ from typing import Any
 
 import httpx
 
+from anchormem._util.http import EndpointClient, EndpointErrors, JsonEndpoint, RetryPolicy, endpoint_url, snippet
 from anchormem.config import LLMSettings
 from anchormem.errors import LLMError, LLMResponseError, LLMUnavailableError
-from anchormem.http import EndpointClient, EndpointErrors, JsonEndpoint, RetryPolicy, endpoint_url, snippet
 from anchormem.llm.keys import estimate_prompt_tokens, estimate_tokens
 from anchormem.llm.protocol import Completion, CompletionParams, Message
 

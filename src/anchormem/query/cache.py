@@ -10,7 +10,7 @@ from anchormem.model import Scope
 from anchormem.parts import Parts
 from anchormem.query.merge import merge_snapshots
 from anchormem.query.snapshot import ScopeSnapshot
-from anchormem.scopes import covers, no_memory
+from anchormem.wire.scopes import covers, no_memory
 
 
 class SnapshotCache:

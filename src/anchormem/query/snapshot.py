@@ -36,7 +36,7 @@ class ScopeSnapshot:
     ``query.merge``): ``context_scopes`` row i is the scope of ``contexts[i]`` (empty when not known),
     and because turn ids repeat across scopes (every LoCoMo run has a "D1:3"), the turn indexes key a
     turn by its scope and id (:meth:`turn_key`). ``load_turns`` gives the stored turns with their
-    scopes, for search filters on metadata and time (``anchormem.search_filters``); called once, on first use.
+    scopes, for search filters on metadata and time (``anchormem.query.filters``); called once, on first use.
     """
 
     contexts: list[Context]

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:  # lazy: importing anchormem.server loads no web framework
     if name == "create_app":
-        from anchormem.extras import requires_extra
+        from anchormem._util.extras import requires_extra
 
         with requires_extra("server", "anchormem.server"):
             from anchormem.server.app import create_app

@@ -17,8 +17,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from anchormem.error_codes import HTTP_CODES, LIBRARY_ERRORS
 from anchormem.errors import AnchorMemError
+from anchormem.wire.error_codes import HTTP_CODES, LIBRARY_ERRORS
 
 log = logging.getLogger("anchormem.server")
 

@@ -20,8 +20,8 @@ import anyio.to_thread
 from anchormem.errors import AnchorMemError
 from anchormem.ingest.pipeline import Progress
 from anchormem.model import IngestReport, Scope
-from anchormem.serialize import report_dict
 from anchormem.server.errors import classify
+from anchormem.wire.serialize import report_dict
 
 log = logging.getLogger("anchormem.server")
 

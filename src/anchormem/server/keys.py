@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from anchormem.errors import ConfigError, InputError, NotFoundError
-from anchormem.scopes import NO_USER, NO_USER_IN_PATH
+from anchormem.wire.scopes import NO_USER, NO_USER_IN_PATH
 
 KEY_PREFIX = "amk_"
 log = logging.getLogger("anchormem.server")

@@ -25,14 +25,12 @@ from pydantic import Field, WithJsonSchema
 
 from anchormem import __version__
 from anchormem.errors import AnchorMemError
-from anchormem.ingest.messages import parse_messages
-from anchormem.ingest.sources import Conversation
 from anchormem.memory import Memory
 from anchormem.model import Scope
-from anchormem.scopes import covers, describe, make_scope
-from anchormem.serialize import report_dict, to_jsonable
 from anchormem.server.errors import classify, public_message
-from anchormem.validation import MAX_RESULTS, MAX_TURNS
+from anchormem.wire.scopes import covers, describe, make_scope
+from anchormem.wire.serialize import report_dict, to_jsonable
+from anchormem.wire.validation import MAX_RESULTS, MAX_TURNS
 
 T = TypeVar("T")
 log = logging.getLogger("anchormem.mcp")
@@ -203,8 +201,8 @@ def build_server(
     async def add_memory(messages: Messages) -> dict[str, Any]:
         if not isinstance(messages, list):
             raise ToolError(f"invalid_input: 'messages' must be a list of messages, got {type(messages).__name__}")
-        turns = await _call(parse_messages, messages, max_turns=MAX_TURNS)
-        report = await _call(memory.add, Conversation(name="mcp", turns=tuple(turns)), **where)
+        pending = await _call(memory.prepare_add, messages, max_turns=MAX_TURNS, **where)
+        report = await _call(memory.add, pending)
         return report_dict(report)
 
     @server.tool(

@@ -10,9 +10,9 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Header, Query
 
-from anchormem.facade_types import ScopeArgs
 from anchormem.server.schemas import ErrorResponse
 from anchormem.server.service import UserId, request_scope
+from anchormem.wire.args import ScopeArgs
 
 AgentQ = Query(None, max_length=256, description="agent id (optional finer scope; required under the path user `-`)")
 RunQ = Query(None, max_length=256, description="run id (optional finer scope)")

@@ -4,6 +4,7 @@ answer."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -12,18 +13,17 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from anchormem.errors import InputError
-from anchormem.facade_types import ScopeArgs
-from anchormem.ingest.messages import parse_messages
 from anchormem.ingest.pipeline import Progress
-from anchormem.ingest.sources import Conversation, is_locomo, parse_locomo
+from anchormem.ingest.sources import is_locomo
 from anchormem.model import IngestReport
-from anchormem.scopes import NO_USER_IN_PATH, make_scope
-from anchormem.serialize import report_dict, to_jsonable
 from anchormem.server.errors import ApiError
 from anchormem.server.params import IDEMPOTENT_ERRORS, idempotency_key
 from anchormem.server.schemas import AddRequest, AnswerRequest, ErrorResponse, Job, SearchRequest, UpdateRequest
 from anchormem.server.service import Svc, UserId, request_scope
-from anchormem.validation import MAX_TURNS
+from anchormem.wire.args import ScopeArgs
+from anchormem.wire.scopes import NO_USER_IN_PATH
+from anchormem.wire.serialize import report_dict, to_jsonable
+from anchormem.wire.validation import MAX_TURNS
 
 router = APIRouter(
     prefix="/v1/users/{user_id}",
@@ -32,14 +32,15 @@ router = APIRouter(
 )
 
 
-def _conversation(body: AddRequest) -> Conversation:
+def _source(body: AddRequest) -> Any:
+    """What the body asks to add, as it came: the facade reads and checks it."""
     if (body.messages is None) == (body.conversation is None):
         raise InputError("send either 'messages' (a list) or 'conversation' (one LoCoMo sample), not both")
     if body.messages is not None:
-        return Conversation(name="messages", turns=tuple(parse_messages(body.messages, max_turns=MAX_TURNS)))
+        return body.messages
     if not is_locomo(body.conversation):
         raise InputError("'conversation' must be a LoCoMo sample: an object with 'sample_id' and 'conversation'")
-    return parse_locomo(body.conversation, where="conversation", max_turns=MAX_TURNS)[0]
+    return body.conversation
 
 
 @router.post(
@@ -56,18 +57,16 @@ def _conversation(body: AddRequest) -> Conversation:
 )
 async def add(body: AddRequest, user_id: UserId, service: Svc) -> Any:
     scope = request_scope(user_id, body.agent_id, body.run_id)
-    checked = make_scope(**scope)
-    conversation = await run_in_threadpool(_conversation, body)
-    if not conversation.turns:
-        raise InputError("nothing to add: the conversation has no turns")
+    prepare = partial(service.memory.prepare_add, _source(body), max_turns=MAX_TURNS, **scope)
+    pending = await run_in_threadpool(prepare)
 
     def call(progress: Progress | None = None) -> IngestReport:
-        return service.memory.add(conversation, progress=progress, **scope)
+        return service.memory.add(pending, progress=progress)
 
-    background = body.background if body.background is not None else len(conversation.turns) > service.background_turns
+    background = body.background if body.background is not None else len(pending.turns) > service.background_turns
     if not background:
         return report_dict(await run_in_threadpool(call))
-    job = service.jobs.submit(checked, len(conversation.turns), call)
+    job = service.jobs.submit(pending.scope, len(pending.turns), call)
     location = f"/v1/users/{quote(user_id or NO_USER_IN_PATH, safe='')}/jobs/{job.id}"
     return JSONResponse(job.to_dict(), status_code=202, headers={"Location": location})
 

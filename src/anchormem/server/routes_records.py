@@ -13,11 +13,11 @@ from starlette.concurrency import run_in_threadpool
 
 from anchormem import __version__
 from anchormem.errors import StoreError
-from anchormem.serialize import to_jsonable
 from anchormem.server.errors import ApiError
 from anchormem.server.params import IDEMPOTENT_ERRORS, DeleteTarget, ScopeQ, error_responses, idempotency_key, page_of
 from anchormem.server.schemas import MAX_PAGE, ErrorResponse, Health, Kind, Page, UserList
 from anchormem.server.service import Key, Svc
+from anchormem.wire.serialize import to_jsonable
 
 router = APIRouter(prefix="/v1/users/{user_id}", tags=["records"], responses=error_responses(401, 403, 404))
 service_router = APIRouter(prefix="/v1", tags=["service"])

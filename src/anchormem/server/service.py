@@ -8,12 +8,12 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
-from anchormem.facade_types import ScopeArgs
 from anchormem.memory import Memory
-from anchormem.scopes import NO_USER, NO_USER_IN_PATH
 from anchormem.server.errors import ApiError
 from anchormem.server.jobs import JobManager
 from anchormem.server.keys import ApiKey, KeyRing
+from anchormem.wire.args import ScopeArgs
+from anchormem.wire.scopes import NO_USER, NO_USER_IN_PATH
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
 DEFAULT_BACKGROUND_TURNS = 200

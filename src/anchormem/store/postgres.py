@@ -1,6 +1,6 @@
 """The server store: PostgreSQL with pgvector, selected by a ``postgresql://`` URL.
 
-Same schema and semantics as the SQLite store: the SQL is :class:`~anchormem.store.sql.SQLStore`'s;
+Same schema and semantics as the SQLite store: the SQL is :class:`~anchormem.store.sql.core.SQLStore`'s;
 this module holds what is PostgreSQL's own: the dialect, the connections (a psycopg 3 pool that
 replaces broken connections, pgvector's adapters, an advisory lock around migrations and one per
 scope around its write transactions) and scrubbing (``VACUUM``, ``VACUUM FULL`` on demand).
@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
+from anchormem._util.extras import requires_extra
 from anchormem.errors import StoreError, StoreFullError, StoreUnavailableError
-from anchormem.extras import requires_extra
-from anchormem.store.migrations import PG_MIGRATIONS
 from anchormem.store.protocol import Matrix
-from anchormem.store.sql import SQLStore
-from anchormem.store.sql_dialect import Dialect
+from anchormem.store.sql.core import SQLStore
+from anchormem.store.sql.dialect import Dialect
+from anchormem.store.sql.migrations import PG_MIGRATIONS
 
 _MIGRATION_LOCK = 0x616E63686F72  # pg_advisory_xact_lock key: only one process migrates at a time
 

@@ -1,7 +1,7 @@
 """The embedded default store: one SQLite file, WAL, transactions, migrations on open.
 
 Vectors are float32 blobs next to their rows; search is exact, in numpy, over one scope's matrix
-(see :mod:`anchormem.query`). The SQL is :class:`~anchormem.store.sql.SQLStore`'s; this module holds
+(see :mod:`anchormem.query`). The SQL is :class:`~anchormem.store.sql.core.SQLStore`'s; this module holds
 what is SQLite's own: the dialect, the connection (``BEGIN IMMEDIATE`` transactions, pragmas) and
 scrubbing (``secure_delete`` zeroes freed pages; the WAL is checkpointed and truncated).
 
@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 
 from anchormem.errors import StoreError, StoreFullError
-from anchormem.store.migrations import SQLITE_MIGRATIONS
 from anchormem.store.protocol import Matrix
-from anchormem.store.sql import SQLStore
-from anchormem.store.sql_dialect import Dialect
+from anchormem.store.sql.core import SQLStore
+from anchormem.store.sql.dialect import Dialect
+from anchormem.store.sql.migrations import SQLITE_MIGRATIONS
 
 
 def _blob(vec: np.ndarray) -> bytes:

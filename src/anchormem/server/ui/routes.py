@@ -21,11 +21,11 @@ from anchormem.query.explain import explain
 from anchormem.query.highlight import anchor_spans, term_spans
 from anchormem.query.render import render_memories
 from anchormem.query.retrieve import RECIPES
-from anchormem.scopes import describe, make_scope
 from anchormem.server.params import AgentQ, DeleteTarget, LabelQ, OffsetQ, RunQ, error_responses, page_of
 from anchormem.server.schemas import SearchRequest
 from anchormem.server.service import Key, Service, Svc, UserId
 from anchormem.server.ui.timeline import MAX_TIES, Inventory, InventoryCache, SessionInfo
+from anchormem.wire.scopes import describe, make_scope
 
 router = APIRouter(
     prefix="/v1/users/{user_id}/inspect", tags=["inspect"], responses=error_responses(400, 401, 403, 404)

@@ -17,9 +17,9 @@ from typing import Any
 from anchormem.errors import NotFoundError
 from anchormem.memory import Memory
 from anchormem.model import Context, Event, Fact, Scope, Turn
-from anchormem.scopes import describe
-from anchormem.serialize import to_jsonable
 from anchormem.server.ui.dates import parse_day
+from anchormem.wire.scopes import describe
+from anchormem.wire.serialize import to_jsonable
 
 
 @dataclass

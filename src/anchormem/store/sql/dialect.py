@@ -2,7 +2,7 @@
 
 A backend module (:mod:`anchormem.store.sqlite`, :mod:`anchormem.store.postgres`) supplies a
 :class:`Dialect` (the SQL tokens and the vector codec that differ) and a :class:`Connection` (the
-driver). The core (:mod:`anchormem.store.sql`) writes its statements once, with ``?`` placeholders,
+driver). The core (:mod:`anchormem.store.sql.core`) writes its statements once, with ``?`` placeholders,
 and runs them through a :class:`Cursor`, which maps them to the driver's.
 """
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 from anchormem.errors import InputError
 from anchormem.query.dates import parse_when
-from anchormem.validation import check_label
+from anchormem.wire.validation import check_label
 
 _DIGITS = re.compile(r"^-?\d+(\.\d+)?$")
 _ISO_START = re.compile(r"^\d{4}-\d{2}-\d{2}")

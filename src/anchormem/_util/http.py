@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from anchormem.closeable import Closeable
+from anchormem._util.closeable import Closeable
 from anchormem.errors import AnchorMemError, ConfigError
 
 RETRYABLE_STATUS = frozenset({408, 429})

@@ -4,6 +4,7 @@ usage stored for its scope and the change written to the history."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from anchormem.errors import InputError
 from anchormem.ingest.pipeline import IngestPipeline, Progress
@@ -14,6 +15,21 @@ from anchormem.lifecycle.locks import WriterLocks
 from anchormem.llm.accounting import Accounting
 from anchormem.model import IngestReport, Scope, Turn
 from anchormem.parts import Parts
+
+
+@dataclass(frozen=True)
+class PendingAdd:
+    """An add that was checked and read but has not run: its scope, its turns and any precomputed facts
+    and events (:meth:`Memory.prepare_add <anchormem.memory.Memory.prepare_add>`). A shell that decides
+    how to run an add (now, or as a background job) reads it first, then hands it to ``add``."""
+
+    scope: Scope
+    turns: tuple[Turn, ...]
+    precomputed: Precomputed | None = None
+
+    def __post_init__(self) -> None:
+        if not self.turns:
+            raise InputError("nothing to add: the conversation has no turns")
 
 
 class Ingester:
@@ -29,11 +45,8 @@ class Ingester:
         self._locks = locks
         self._accounting = accounting
 
-    def add(
-        self, scope: Scope, turns: Sequence[Turn], pre: Precomputed | None, progress: Progress | None
-    ) -> IngestReport:
-        if not turns:
-            raise InputError("nothing to add: the conversation has no turns")
+    def add(self, pending: PendingAdd, progress: Progress | None) -> IngestReport:
+        scope, turns, pre = pending.scope, pending.turns, pending.precomputed
         self._parts.check_embedder()
         call = self._accounting.child()
         pipeline = self._pipeline(call, progress)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from anchormem.errors import ConfigError
+from anchormem.errors import MissingExtraError
 
 EXTRAS: dict[str, str] = {
     "server": "the REST API and the MCP server (fastapi, uvicorn, mcp)",
@@ -21,16 +21,6 @@ EXTRAS: dict[str, str] = {
     "langchain": "the LangChain/LangGraph integration (langchain-core)",
     "openai-agents": "the OpenAI Agents SDK integration (openai-agents)",
 }
-
-
-class MissingExtraError(ConfigError):
-    """A feature was used whose optional packages are not installed."""
-
-    def __init__(self, extra: str, what: str, package: str | None) -> None:
-        self.extra = extra
-        self.package = package
-        missing = f" ({package} is not installed)" if package else ""
-        super().__init__(f"{what} needs the '{extra}' extra{missing}: pip install 'anchormem[{extra}]'")
 
 
 @contextmanager

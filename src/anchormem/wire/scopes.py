@@ -1,14 +1,30 @@
-"""Validating the scope of a call (user, agent, run) and a query string."""
+"""The scope of a call (user, agent, run), made in one place from the call's keyword arguments and
+checked; and a query string.
+
+:func:`scope_of` is what every facade method that names a memory does with its ``**scope``: refuse a
+keyword the method does not take (:func:`~anchormem.wire.args.scope_ids`), check each id
+(:func:`make_scope`) and return the :class:`~anchormem.model.Scope`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from anchormem.errors import InputError, NotFoundError
 from anchormem.model import Scope
-from anchormem.validation import bad_character, check_scope_id
+from anchormem.wire.args import SCOPE_KEYS, scope_ids
+from anchormem.wire.validation import bad_character, check_scope_id
 
 MAX_QUERY_CHARS = 10_000
 NO_USER = ""  # the user id of an agent's own memory (a scope with an agent and no user)
 NO_USER_IN_PATH = "-"  # the REST path's user of an agent's own memory: /v1/users/-/...?agent_id=...
+
+
+def scope_of(args: Mapping[str, Any], method: str, allowed: frozenset[str] = SCOPE_KEYS) -> Scope:
+    """The checked scope named by a call's keyword arguments ``args`` (see :func:`make_scope`); a keyword
+    outside ``allowed`` is a :class:`TypeError`, as for a function that does not name it."""
+    return make_scope(*scope_ids(args, method, allowed))
 
 
 def make_scope(user_id: str | None, agent_id: str | None = None, run_id: str | None = None) -> Scope:

@@ -1,4 +1,4 @@
-"""Library results rebuilt from their JSON form: the inverse of :func:`anchormem.serialize.to_jsonable`.
+"""Library results rebuilt from their JSON form: the inverse of :func:`anchormem.wire.serialize.to_jsonable`.
 
 ``from_jsonable(SearchResult, data)`` walks the dataclass's fields and their type hints, so a field
 added to :mod:`anchormem.model` is decoded without a change here. Keys the type does not have (such

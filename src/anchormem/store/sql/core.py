@@ -1,11 +1,11 @@
 """The SQL store, written once for SQLite and PostgreSQL.
 
 :class:`SQLStore` implements every method of the :class:`~anchormem.store.protocol.Store` protocol
-over two small parts that a backend module supplies (see :mod:`anchormem.store.sql_dialect`): a
+over two small parts that a backend module supplies (see :mod:`anchormem.store.sql.dialect`): a
 ``Dialect`` (the SQL tokens and the vector codec that differ) and a ``Connection`` (the driver:
 transactions, reads, maintenance). Statements are written with ``?`` placeholders; the dialect maps them
 to the driver's style. The plumbing (the lock, transactions, error translation, migrations, maintenance)
-is :class:`~anchormem.store.sql_base.SQLBase`'s.
+is :class:`~anchormem.store.sql.base.SQLBase`'s.
 
 Every error of the driver is translated at that boundary into :class:`~anchormem.errors.StoreError` (or
 its subclasses for a full disk and an unreachable database) with the driver's exception chained: callers
@@ -23,19 +23,19 @@ import numpy as np
 
 from anchormem.errors import StoreError
 from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
-from anchormem.store import sql_integrity as integrity
-from anchormem.store import sql_lifecycle as life
-from anchormem.store import sql_requests as saved
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix, SavedRequest
-from anchormem.store.sql_base import SQLBase
-from anchormem.store.sql_dialect import Cursor
-from anchormem.store.sql_lifecycle import SCOPE as _SCOPE
-from anchormem.store.sql_lifecycle import sk as _sk
+from anchormem.store.sql import integrity
+from anchormem.store.sql import lifecycle as life
+from anchormem.store.sql import requests as saved
+from anchormem.store.sql.base import SQLBase
+from anchormem.store.sql.dialect import Cursor
+from anchormem.store.sql.keys import SCOPE as _SCOPE
+from anchormem.store.sql.keys import SCOPE_COLUMNS as _SCOPE_COLS
+from anchormem.store.sql.keys import sk as _sk
 
 T = TypeVar("T")
 Ids = Sequence[str]
 
-_SCOPE_COLS = "user_id, agent_id, run_id"
 _EVENT_COLUMNS = "id, text, fact_ids, source"
 _USAGE = ("calls", "prompt_tokens", "completion_tokens", "seconds", "cached_calls", "failed_calls")
 
@@ -291,13 +291,13 @@ class SQLStore(SQLBase):
         rows = self._q(f"SELECT phase, {', '.join(_USAGE)} FROM usage WHERE {_SCOPE} ORDER BY phase", _sk(scope))
         return {r[0]: Usage(*r[1:]) for r in rows}
 
-    # -- lifecycle: deletion, linking state, restored extraction state, history (see sql_lifecycle) ------
+    # -- lifecycle: deletion, linking state, restored extraction state, history (see lifecycle) ------
 
     def delete_records(
         self, scope: Scope, *, turn_ids: Ids = (), context_ids: Ids = (), fact_ids: Ids = (), event_ids: Ids = ()
     ) -> dict[str, int]:
         """See the protocol; also deletes what was derived from these rows after the caller planned them
-        (by another process: see :mod:`anchormem.store.sql_integrity`)."""
+        (by another process: see :mod:`anchormem.store.sql.integrity`)."""
         with self._tx(scope=scope) as cur:
             more = integrity.derived(cur, _sk(scope), turn_ids, context_ids, fact_ids)
             counts = life.delete_records(
@@ -354,7 +354,7 @@ class SQLStore(SQLBase):
     def history(self, scope: Scope, limit: int | None = None) -> list[HistoryEntry]:
         return life.history_entries(self._q(*life.history_query(scope, limit)))
 
-    # -- idempotent requests (see sql_requests) -------------------------------------------------------------
+    # -- idempotent requests (see requests) -------------------------------------------------------------
 
     def claim_request(
         self, owner: str, key: str, fingerprint: str, *, now: float, keep: float, lease: float, cap: int

@@ -7,7 +7,7 @@ way. A context (a window of several turns) passes when at least one of its turns
   the same number written as an int or a float; ``true`` is not ``1``). A key no turn has matches
   nothing (an empty result, not an error).
 - ``session``: the turn's session label is this one.
-- ``since`` / ``until``: the moment the turn's time names (:func:`anchormem.ingest.times.instant`) is
+- ``since`` / ``until``: the moment the turn's time names (:func:`anchormem.query.times.instant`) is
   at or after ``since`` and at or before ``until`` (both inclusive; ISO 8601, Unix seconds or
   milliseconds, a ``datetime`` or a date spelling the library reads; aware times compare in UTC). A
   turn whose time is unknown or unreadable never matches a time range.
@@ -32,9 +32,9 @@ import numpy as np
 import numpy.typing as npt
 
 from anchormem.errors import InputError
-from anchormem.ingest.times import bound, instant
 from anchormem.model import Turn
 from anchormem.query.snapshot import ScopeSnapshot, TurnKey
+from anchormem.query.times import bound, instant
 
 KEPT_RESTRICTIONS = 16  # filtered snapshots kept per snapshot, for repeated searches with the same filters
 TimeBound = str | int | float | datetime

@@ -1,15 +1,15 @@
 """The idempotency records of the SQL store: a write request's key, what its body was, and the response it
 got, so that a retry with the same key is answered from here instead of running again.
 
-Functions take a :class:`~anchormem.store.sql_dialect.Cursor` inside the caller's transaction;
-:class:`~anchormem.store.sql.SQLStore` delegates to them. A claim inserts the record (the table's key is
+Functions take a :class:`~anchormem.store.sql.dialect.Cursor` inside the caller's transaction;
+:class:`~anchormem.store.sql.core.SQLStore` delegates to them. A claim inserts the record (the table's key is
 ``(owner, key)``), so of two requests with one key, in any processes, exactly one claims it.
 """
 
 from __future__ import annotations
 
 from anchormem.store.protocol import SavedRequest
-from anchormem.store.sql_dialect import Cursor
+from anchormem.store.sql.dialect import Cursor
 
 
 def claim(

@@ -1,7 +1,6 @@
-"""What :class:`~anchormem.memory.Memory` does to the records it holds, by scope: read them (turns,
-contexts, facts, events, one by id, counts) and change them (update a turn, delete). The facade checks
-its keyword arguments and makes the scope; this collaborator checks the rest and reads the store, or
-hands the change to :class:`~anchormem.lifecycle.manager.Lifecycle`."""
+"""Reading the records a memory holds, by scope: every turn, context, fact or event, one by id, and the
+counts. :class:`~anchormem.memory.Memory` checks its keyword arguments and makes the scope; changing
+records is :class:`~anchormem.lifecycle.manager.Lifecycle`'s."""
 
 from __future__ import annotations
 
@@ -10,26 +9,21 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from anchormem.errors import InputError, NotFoundError
-from anchormem.facade_types import Record
-from anchormem.lifecycle.edit import check_update
-from anchormem.lifecycle.manager import Lifecycle
-from anchormem.model import DeleteReport, Scope, Stats, UpdateReport
+from anchormem.model import Scope, Stats
 from anchormem.parts import Parts
-from anchormem.scopes import describe
+from anchormem.wire.args import Record
+from anchormem.wire.scopes import describe
 
 RecordKind = Literal["turns", "contexts", "facts", "events"]
 RECORD_KINDS: tuple[RecordKind, ...] = ("turns", "contexts", "facts", "events")
 _ID_PREFIXES: dict[str, RecordKind] = {"c-": "contexts", "f-": "facts", "e-": "events"}
 
 
-class MemoryRecords:
-    """Reads and changes the records of one store's scopes (see the module docstring)."""
+class Records:
+    """Reads the records of one store's scopes (see the module docstring)."""
 
-    def __init__(self, parts: Parts, lifecycle: Lifecycle) -> None:
+    def __init__(self, parts: Parts) -> None:
         self._parts = parts
-        self._lifecycle = lifecycle
-
-    # -- inspect -------------------------------------------------------------------------------------------
 
     def records(self, kind: str, scope: Scope) -> list[Any]:
         """Every record of one kind (``turns``, ``contexts``, ``facts`` or ``events``) of an existing memory."""
@@ -72,16 +66,3 @@ class MemoryRecords:
         if self._parts.store.version(scope) == 0:
             raise NotFoundError(f"no memory for {describe(scope)}")
         return scope
-
-    # -- change ------------------------------------------------------------------------------------------------
-
-    def update(self, scope: Scope, turn_id: str, text: str) -> UpdateReport:
-        turn_id, text = check_update(turn_id, text)
-        return self._lifecycle.update(scope, turn_id, text)
-
-    def delete(
-        self, scope: Scope, session: str | None, turn: str | None, context: str | None, all: bool
-    ) -> DeleteReport:
-        if sum(x is not None for x in (session, turn, context)) + bool(all) != 1:
-            raise InputError("delete needs exactly one target: session, turn, context or all")
-        return self._lifecycle.delete(scope, session, turn, context, all)

@@ -1,7 +1,7 @@
 """The lifecycle half of the SQL store: deletion, linking state and the append-only history.
 
-Functions take a :class:`~anchormem.store.sql_dialect.Cursor` inside the caller's transaction and the
-scope key; :class:`~anchormem.store.sql.SQLStore` delegates to them. Statements use ``?`` placeholders.
+Functions take a :class:`~anchormem.store.sql.dialect.Cursor` inside the caller's transaction and the
+scope key; :class:`~anchormem.store.sql.core.SQLStore` delegates to them. Statements use ``?`` placeholders.
 """
 
 from __future__ import annotations
@@ -12,16 +12,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from anchormem.model import HistoryEntry, Scope
-from anchormem.store.sql_dialect import Cursor
+from anchormem.store.sql.dialect import Cursor
+from anchormem.store.sql.keys import SCOPE, ScopeKey, sk
 
-ScopeKey = tuple[str, str, str]
-SCOPE = "user_id = ? AND agent_id = ? AND run_id = ?"
 TABLES = ("turns", "contexts", "facts", "events", "event_facts", "usage")
-
-
-def sk(scope: Scope) -> ScopeKey:
-    """The scope's key columns (absent agent/run stored as empty strings)."""
-    return (scope.user_id, scope.agent_id or "", scope.run_id or "")
 
 
 def each_id(cur: Cursor, sql: str, params: Sequence[object], ids: Sequence[str]) -> int:

@@ -1,6 +1,6 @@
 """The plumbing of the SQL store: one connection (or pool) behind a lock, transactions (one a scope at a
 time across processes, joined by nested writes), the translation of driver errors into the anchormem
-exception tree, migrations on open, health and maintenance. :class:`~anchormem.store.sql.SQLStore`
+exception tree, migrations on open, health and maintenance. :class:`~anchormem.store.sql.core.SQLStore`
 builds the Store protocol on it."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 
 from anchormem.errors import StoreError, StoreFullError
 from anchormem.model import Scope
-from anchormem.store import sql_integrity as integrity
-from anchormem.store.migrations import split_sql
-from anchormem.store.sql_dialect import Connection, Cursor, Dialect
-from anchormem.store.sql_lifecycle import sk as _sk
+from anchormem.store.sql import integrity
+from anchormem.store.sql.dialect import Connection, Cursor, Dialect
+from anchormem.store.sql.keys import sk as _sk
+from anchormem.store.sql.migrations import split_sql
 
 
 class SQLBase:

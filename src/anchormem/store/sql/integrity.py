@@ -17,8 +17,8 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 
-from anchormem.store.sql_dialect import Cursor
-from anchormem.store.sql_lifecycle import SCOPE, ScopeKey
+from anchormem.store.sql.dialect import Cursor
+from anchormem.store.sql.keys import SCOPE, ScopeKey
 
 
 def lock_key(key: ScopeKey) -> int:
