@@ -54,6 +54,8 @@ def test_retriever_returns_contexts_and_events_with_provenance(filled: Memory) -
     assert first.metadata["turn_ids"] == list(hit.context.turn_ids)
     assert first.metadata["session"] == hit.context.session and first.metadata["score"] == hit.score
     assert [a["id"] for a in first.metadata["anchors"]] == [a.fact.id for a in hit.anchors]
+    assert first.metadata["latest"] == hit.latest and first.metadata["newer"] == list(hit.newer)
+    assert first.metadata["relevance"] == hit.relevance and first.metadata["adjustments"] == dict(hit.adjustments)
     events = [d for d in docs if d.metadata["kind"] == "event"]
     assert events and all(d.metadata["fact_ids"] for d in events)
 

@@ -41,3 +41,15 @@ def test_turn_ids_label_each_turn_line_for_citations() -> None:
     text = render_memories(_result(), with_turn_ids=True)
     assert text.startswith('DATE: 8 May, 2023\n[D1:1] Ana said, "Hi."\n[D1:2] Ben said, "Hey."\n\n')
     assert '[D2:1] Ana said, "I got a dog."' in text
+
+
+def test_marks_between_statements_on_one_subject_reach_the_tool_text() -> None:
+    c1 = Context("c1", "1", 0, ("D1:1",), "8 May, 2023", 'DATE: 8 May, 2023\nAna said, "I live in Leeds."')
+    c2 = Context("c2", "2", 0, ("D2:1",), "9 June, 2023", 'DATE: 9 June, 2023\nAna said, "We moved to Porto."')
+    c3 = Context("c3", "2", 1, ("D2:2",), "9 June, 2023", 'DATE: 9 June, 2023\nAna said, "Matcha, please."')
+    hits = (ContextHit(c2, 0.9, latest=True), ContextHit(c1, 0.8, latest=False, newer=("c2",)), ContextHit(c3, 0.1))
+    text = render_memories(SearchResult("where?", hits, (), reading_order=(1, 0, 2)))
+    blocks = text.split("\n\n")
+    assert blocks[0].splitlines()[1] == "[earlier: a later statement on this subject is below]"
+    assert blocks[1].splitlines()[1] == "[latest on this subject]"
+    assert "[" not in blocks[2], "a context compared with nothing is not marked"
