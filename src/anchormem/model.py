@@ -53,7 +53,13 @@ class Turn:
 
 @dataclass(frozen=True)
 class Context:
-    """An immutable window of turns (paper §4.1), rendered with its DATE line."""
+    """An immutable window of turns (paper §4.1), rendered with its DATE line.
+
+    ``offsets`` is empty when the window holds whole messages; a window cut by length that holds a
+    passage of a long message (``anchormem.ingest.chunk``) gives, aligned with ``turn_ids``, each
+    piece's ``(start, end)`` character offsets in its message's text (``(0, len(text))`` for a whole
+    message). A passage keeps its message's id, so deleting or updating the message removes it.
+    """
 
     id: str
     session: str
@@ -61,6 +67,13 @@ class Context:
     turn_ids: tuple[str, ...]
     date: str | None
     text: str
+    offsets: tuple[tuple[int, int], ...] = ()
+
+    def pieces(self) -> tuple[tuple[str, int | None, int | None], ...]:
+        """``(turn id, start, end)`` per piece; ``start`` and ``end`` are None for a whole message."""
+        if not self.offsets:
+            return tuple((tid, None, None) for tid in self.turn_ids)
+        return tuple((tid, a, b) for tid, (a, b) in zip(self.turn_ids, self.offsets, strict=True))
 
 
 @dataclass(frozen=True)
