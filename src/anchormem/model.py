@@ -8,10 +8,11 @@ re-adding the same turns creates nothing new.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
-from anchormem.prompt_block import render_prompt
+from anchormem.prompt_block import PromptBlock, render_block
 
 FactSource = Literal["llm", "pack", "offline"]
 EventSource = Literal["llm", "pack", "extractive"]
@@ -160,10 +161,15 @@ class SearchResult:
                 seen.setdefault(tid, None)
         return list(seen)
 
-    def as_prompt(self, max_chars: int | None = None) -> str:
-        """One prompt-ready block of these memories within ``max_chars`` (see
-        :func:`anchormem.prompt_block.render_prompt`)."""
-        return render_prompt(self, max_chars=max_chars)
+    def prompt(self, max_chars: int | None = None, names: Mapping[str, str] | None = None) -> PromptBlock:
+        """These memories as one prompt-ready block within ``max_chars``, with the ids of the turns it
+        actually shows (``.text``, ``.turn_ids``, ``.labels``; see :mod:`anchormem.prompt_block`).
+        ``names`` renames speakers, e.g. ``{"user": "Maya"}`` (a role without a name shows as ``User``)."""
+        return render_block(self, max_chars=max_chars, names=names)
+
+    def as_prompt(self, max_chars: int | None = None, names: Mapping[str, str] | None = None) -> str:
+        """The text of :meth:`prompt`."""
+        return self.prompt(max_chars, names).text
 
 
 @dataclass(frozen=True)
