@@ -129,3 +129,36 @@ def test_offsets_survive_the_json_of_a_result_and_old_json_reads_as_whole_messag
     assert from_jsonable(SearchResult, data).contexts[0].context == context
     del data["contexts"][0]["context"]["offsets"]
     assert from_jsonable(SearchResult, data).contexts[0].context.offsets == ()
+
+
+TEXTS = st.text(st.sampled_from("ab .\n"), min_size=1, max_size=2000)
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["user", "assistant"]), TEXTS),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_every_message_is_covered_once_by_its_pieces_and_every_window_fits(spec: list[tuple[str, str]]) -> None:
+    settings = ChunkSettings()
+    turns = [Turn(f"m{i}", "1", i, s, t) for i, (s, t) in enumerate(spec)]
+    contexts = chunk_session(Scope("u"), turns, settings)
+    by_id = {t.id: t for t in turns}
+    if keeps_paper_windows(turns, settings):
+        assert all(not c.offsets for c in contexts)
+        return
+    seen: dict[str, list[tuple[int, int]]] = {}
+    for c in contexts:
+        pieces = c.offsets or tuple((0, len(by_id[t].text)) for t in c.turn_ids)
+        assert len(set(c.turn_ids)) == len(c.turn_ids), "two passages of one message never share a window"
+        assert len(pieces) == 1 or sum(b - a for a, b in pieces) <= settings.chat_chars
+        assert all(b - a <= settings.passage_chars for a, b in pieces) or len(pieces) == 1
+        for tid, piece in zip(c.turn_ids, pieces, strict=True):
+            seen.setdefault(tid, []).append(piece)
+    assert list(seen) == [t.id for t in turns], "every message, in order"
+    for tid, pieces in seen.items():
+        text = by_id[tid].text
+        rebuilt = "".join(text[a:b] for a, b in pieces)
+        assert rebuilt.split() == text.split() or "".join(rebuilt.split()) == "".join(text.split())

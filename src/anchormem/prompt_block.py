@@ -218,13 +218,13 @@ def _header(span: _Span, lines: list[_Line], labels: Mapping[str, str], several:
         where = f"{len(shown)} message{'s' if len(shown) != 1 else ''}"
     mark = {True: " [latest]", False: " [earlier]", None: ""}[span.latest]
     origin = f" · {_scope_label(span.scope)}" if several and span.scope is not None else ""
-    return f"## {span.date or 'date unknown'} · session {span.session} · {where}{origin}{mark}"
+    return escape(f"## {span.date or 'date unknown'} · session {span.session} · {where}{origin}{mark}")
 
 
 def _line_text(line: _Line, labels: Mapping[str, str], names: Mapping[str, str]) -> str:
     label = ",".join(labels[t] for t in line.ids) if line.ids else labels[line.piece[0]]
     first, *rest = (escape(part) for part in line.body)
-    who = f"{_name(line.speaker, names)}{line.part}: " if line.speaker is not None else ""
+    who = f"{escape(_name(line.speaker, names))}{line.part}: " if line.speaker is not None else ""
     return "\n".join([f"[{label}] {who}{first}", *(f"    {r}" for r in rest)])
 
 

@@ -84,13 +84,14 @@ def passage_bounds(text: str, max_chars: int) -> list[tuple[int, int]]:
     if max_chars <= 0 or len(text) <= max_chars or not text.strip():
         return [(0, len(text))]
     out: list[tuple[int, int]] = []
-    start = _skip_space(text, 0)
-    while len(text) - start > max_chars:
-        ideal = (len(text) - start) / math.ceil((len(text) - start) / max_chars)
+    start, stop = _skip_space(text, 0), len(text.rstrip())
+    while stop - start > max_chars:
+        ideal = (stop - start) / math.ceil((stop - start) / max_chars)
         end, after = _cut(text, start, max_chars, ideal)
         out.append((start, end))
         start = _skip_space(text, after)
-    out.append((start, len(text.rstrip())))
+    if start < stop:
+        out.append((start, stop))
     return out
 
 
