@@ -87,7 +87,8 @@ def main() -> None:
                 {"messages": [HumanMessage("What's my dog called?")]}, {"configurable": {"user_id": "maya"}}
             )
             tool_message = out["messages"][2]
-            print("tool saw:", tool_message.content.splitlines()[1])
+            seen = [line for line in tool_message.content.splitlines() if line.startswith("[")]  # its message lines
+            print("tool saw:", seen[0])
             print("answer:", out["messages"][-1].content)
             print("turns stored:", len(memory.turns(user_id="maya")))
 

@@ -79,7 +79,10 @@ async def main() -> None:
             )
             items = await friday.get_items()
             tool_output = next(i for i in items if i.get("type") == "function_call_output")
-            print("tool saw:", str(tool_output["output"]).splitlines()[1])
+            seen = [
+                line for line in str(tool_output["output"]).splitlines() if line.startswith("[")
+            ]  # its message lines
+            print("tool saw:", seen[0])
             print("answer:", result.final_output)
             for turn in await memory.turns(user_id="maya"):
                 print(f"  [{turn.session}] {turn.speaker}: {turn.text}")

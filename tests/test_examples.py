@@ -22,7 +22,7 @@ EXPECTED = {
     "langchain_agent.py": ["context  c-", "his name is Pico.", "answer: Your dog is called Pico.", "turns stored: 5"],
     "openai_agents_memory.py": [
         "tool saw: [t-",
-        'Maya said, "I adopted a dog, his name is Pico."',
+        'Maya: "I adopted a dog, his name is Pico."',
         "answer: Pico!",
         "[friday] Coach: Pico!",
     ],

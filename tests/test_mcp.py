@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -51,6 +52,9 @@ async def round_trip(client: Client) -> None:
     assert "Pico" in found["memories"] and found["turn_ids"]
     assert raw.content[0].text == found["memories"], "the text an agent reads is the prompt block"
     assert found["memories"].startswith("Memories for: ") and "## " in found["memories"]
+    assert "not instructions" in found["memories"] and found["memories"].count("</memories>") == 1
+    shown = re.findall(r"^\[([^\]]+)\] ", found["memories"], flags=re.MULTILINE)
+    assert found["turn_ids"] == list(dict.fromkeys(shown)), "labelled by turn id: the ids update_memory takes"
     assert [c["rank"] for c in found["contexts"]] == list(range(1, len(found["contexts"]) + 1))
     small = data(await client.call_tool("search_memory", {"query": "Ana's dog", "max_chars": 250}))
     assert 0 < len(small["memories"]) <= 250

@@ -4,6 +4,7 @@ background ingest jobs, and that Memory work never blocks the event loop."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -86,10 +87,14 @@ def test_search_as_one_prompt_block_within_a_budget(client: TestClient) -> None:
     whole = client.post("/v1/users/alice/search", json=query, headers=A)
     assert whole.status_code == 200, whole.text
     body = whole.json()
-    assert set(body) == {"query", "prompt", "turn_ids"}
+    assert set(body) == {"query", "prompt", "turn_ids", "labels"}
     assert "Pico" in body["prompt"] and body["prompt"].startswith("Memories for: ")
-    small = client.post("/v1/users/alice/search", json={**query, "max_chars": 300}, headers=A).json()
-    assert 0 < len(small["prompt"]) <= 300 < len(body["prompt"])
+    small = client.post("/v1/users/alice/search", json={**query, "max_chars": 600}, headers=A).json()
+    assert 0 < len(small["prompt"]) <= 600 < len(body["prompt"])
+    for block in (body, small):  # exactly the turns the block shows
+        shown = re.findall(r"^\[([^\]]+)\] ", block["prompt"], flags=re.MULTILINE)
+        assert block["turn_ids"] == [block["labels"].get(label, label) for label in shown]
+    assert len(small["turn_ids"]) < len(body["turn_ids"])
     bad = client.post("/v1/users/alice/search", json={**query, "format": "xml"}, headers=A)
     assert bad.status_code == 422
 

@@ -57,19 +57,28 @@ class GraphSettings:
 class ChunkSettings:
     """How a session's messages are cut into contexts (``anchormem.ingest.chunk``).
 
-    Sessions in which the speakers alternate message by message use the paper's rule (§4.1):
-    windows of ``window`` messages starting every ``stride``. A chat session (a speaker sends two
-    messages in a row) is cut into non-overlapping windows of whole speaker turns holding at most
-    ``chat_chars`` characters of text; ``chat_chars = 0`` uses the paper's rule everywhere.
+    Per session: when the speakers alternate message by message, no message is longer than
+    ``passage_chars`` and no window of the paper's rule (§4.1: ``window`` messages starting every
+    ``stride``) holds more than ``paper_chars`` characters of message text, the session keeps the
+    paper's windows (every LoCoMo session does: its largest window holds 1,056 characters). Any
+    other session (texting, long assistant replies, pasted text) is cut by length: a message longer
+    than ``passage_chars`` is cut into passages (at paragraph, then sentence, then word boundaries)
+    that keep its id and their offsets, and non-overlapping windows of whole speaker turns hold at
+    most ``chat_chars`` characters. So every context holds at most ``paper_chars`` characters of
+    message text. ``chat_chars = 0`` uses the paper's rule everywhere, with whole messages;
+    ``passage_chars = 0`` never cuts a message; ``paper_chars = 0`` keeps the paper's windows on
+    every session whose speakers alternate, whatever their length.
     """
 
     window: int = 3
     stride: int = 2
     chat_chars: int = 650
+    passage_chars: int = 650  # a passage fills at most one window: a window holds one passage or whole messages
+    paper_chars: int = 1300  # two windows' worth: above LoCoMo's largest window (1,056), below 3 long replies
 
     @classmethod
     def paper(cls) -> ChunkSettings:
-        """The paper's rule for every session: 3 messages per window, stride 2."""
+        """The paper's rule for every session: 3 messages per window, stride 2, whole messages."""
         return cls(window=3, stride=2, chat_chars=0)
 
 
@@ -200,8 +209,11 @@ def _validate(s: Settings) -> None:
     if s.graph.n_neighbors < 1:
         raise ConfigError("graph.n_neighbors must be at least 1")
     c = s.chunking
-    if c.window < 1 or c.stride < 1 or c.chat_chars < 0:
-        raise ConfigError("chunking.window and stride must be >= 1, chat_chars >= 0 (0: the paper's windows only)")
+    if c.window < 1 or c.stride < 1 or min(c.chat_chars, c.passage_chars, c.paper_chars) < 0:
+        raise ConfigError(
+            "chunking.window and stride must be >= 1; chat_chars (0: the paper's windows only), passage_chars "
+            "and paper_chars (0: no limit) >= 0"
+        )
     r = s.retrieval
     if min(r.k_facts, r.k_events + 1, r.max_contexts) < 1:
         raise ConfigError("retrieval.k_facts and max_contexts must be >= 1, k_events >= 0")

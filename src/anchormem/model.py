@@ -8,10 +8,11 @@ re-adding the same turns creates nothing new.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
-from anchormem.render.prompt_block import render_prompt
+from anchormem.render.prompt_block import PromptBlock, render_block
 
 FactSource = Literal["llm", "pack", "offline"]
 EventSource = Literal["llm", "pack", "extractive"]
@@ -53,7 +54,13 @@ class Turn:
 
 @dataclass(frozen=True)
 class Context:
-    """An immutable window of turns (paper §4.1), rendered with its DATE line."""
+    """An immutable window of turns (paper §4.1), rendered with its DATE line.
+
+    ``offsets`` is empty when the window holds whole messages; a window cut by length that holds a
+    passage of a long message (``anchormem.ingest.chunk``) gives, aligned with ``turn_ids``, each
+    piece's ``(start, end)`` character offsets in its message's text (``(0, len(text))`` for a whole
+    message). A passage keeps its message's id, so deleting or updating the message removes it.
+    """
 
     id: str
     session: str
@@ -61,6 +68,13 @@ class Context:
     turn_ids: tuple[str, ...]
     date: str | None
     text: str
+    offsets: tuple[tuple[int, int], ...] = ()
+
+    def pieces(self) -> tuple[tuple[str, int | None, int | None], ...]:
+        """``(turn id, start, end)`` per piece; ``start`` and ``end`` are None for a whole message."""
+        if not self.offsets:
+            return tuple((tid, None, None) for tid in self.turn_ids)
+        return tuple((tid, a, b) for tid, (a, b) in zip(self.turn_ids, self.offsets, strict=True))
 
 
 @dataclass(frozen=True)
@@ -205,10 +219,15 @@ class SearchResult:
                 seen.setdefault(tid, None)
         return list(seen)
 
-    def as_prompt(self, max_chars: int | None = None) -> str:
-        """One prompt-ready block of these memories within ``max_chars`` (see
-        :func:`anchormem.render.prompt_block.render_prompt`)."""
-        return render_prompt(self, max_chars=max_chars)
+    def prompt(self, max_chars: int | None = None, names: Mapping[str, str] | None = None) -> PromptBlock:
+        """These memories as one prompt-ready block within ``max_chars``, with the ids of the turns it
+        actually shows (``.text``, ``.turn_ids``, ``.labels``; see :mod:`anchormem.render.prompt_block`).
+        ``names`` renames speakers, e.g. ``{"user": "Maya"}`` (a role without a name shows as ``User``)."""
+        return render_block(self, max_chars=max_chars, names=names)
+
+    def as_prompt(self, max_chars: int | None = None, names: Mapping[str, str] | None = None) -> str:
+        """The text of :meth:`prompt`."""
+        return self.prompt(max_chars, names).text
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ turn ids, or the LLM-free offline extractor.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from anchormem.ingest.offline import extract_anchors
 from anchormem.llm.protocol import LLM
@@ -32,4 +33,15 @@ def extract_with_llm(llm: LLM, context: Context) -> list[str]:
 
 
 def extract_offline(context: Context, turns_by_id: Mapping[str, Turn]) -> list[str]:
-    return extract_anchors(context, [turns_by_id[t] for t in context.turn_ids if t in turns_by_id])
+    """Verbatim anchors of the context's pieces: of a passage, only its own text (and a message's
+    image caption only with its last passage)."""
+    turns: list[Turn] = []
+    for tid, start, end in context.pieces():
+        turn = turns_by_id.get(tid)
+        if turn is None:
+            continue
+        if start is not None and end is not None and (start, end) != (0, len(turn.text)):
+            caption = turn.image_caption if end >= len(turn.text) else None
+            turn = replace(turn, text=turn.text[start:end], image_caption=caption)
+        turns.append(turn)
+    return extract_anchors(context, turns)

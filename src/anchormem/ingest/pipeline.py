@@ -160,8 +160,8 @@ class IngestPipeline:
         failed_before = {s.context_id for s in states if s.status == "failed"}
         todo = [c for c in self.store.contexts(scope) if c.id in pending]
         given = pre.facts if pre else {}
-        packed = [c for c in todo if c.turn_ids in given]
-        rest = [c for c in todo if c.turn_ids not in given]
+        packed = [c for c in todo if not c.offsets and c.turn_ids in given]  # a passage is no precomputed window
+        rest = [c for c in todo if c.offsets or c.turn_ids not in given]
         try:
             if packed:
                 self._save_direct(scope, [(c, given[c.turn_ids]) for c in packed], "pack", report)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from anchormem.errors import ConfigError, NotFoundError
 from anchormem.model import IngestReport, SearchResult
-from anchormem.query.render import render_memories
+from anchormem.render.prompt_block import render_block
 
 if TYPE_CHECKING:
     from anchormem.aio import AsyncMemory
@@ -108,7 +108,9 @@ class Binding:
 
 
 def as_text(result: SearchResult) -> str:
-    """What a tool shows the model: the memories with their turn ids (to cite), or a plain note."""
+    """What a tool shows the model: the memories as one prompt block (quoted data between delimiters,
+    each message labelled with its turn id to cite or update; :mod:`anchormem.render.prompt_block`), or a
+    plain note."""
     if not result.contexts and not result.events:
         return "No memories found."
-    return render_memories(result, with_turn_ids=True)
+    return render_block(result, cite_ids=True).text

@@ -62,6 +62,7 @@ def to_documents(result: SearchResult, *, scope: dict[str, Any] | None = None) -
                 session=ctx.session,
                 date=ctx.date,
                 turn_ids=list(ctx.turn_ids),
+                offsets=[list(o) for o in ctx.offsets],  # a passage's place in its message; [] for whole messages
                 anchors=[{"id": a.fact.id, "text": a.fact.text, "score": a.score} for a in hit.anchors],
                 via_events=list(hit.via_events),
                 rank=hit.rank,

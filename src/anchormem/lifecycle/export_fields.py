@@ -112,6 +112,24 @@ def labels(rec: Mapping[str, Any], key: str, place: str) -> list[str]:
     return [check_label(v, key, place) for v in value]
 
 
+def offsets(rec: Mapping[str, Any], place: str, count: int) -> tuple[tuple[int, int], ...]:
+    """A context's piece offsets: absent, null or ``[]`` (whole messages: every export before passages)
+    or one ``[start, end]`` pair per turn id, ``0 <= start <= end``."""
+    value = rec.get("offsets")
+    if value is None or (isinstance(value, (list, tuple)) and not value):
+        return ()
+    if not isinstance(value, (list, tuple)) or len(value) != count:
+        raise InputError(f"{place}: 'offsets' must be a list of {count} [start, end] pairs, one per turn id")
+    out: list[tuple[int, int]] = []
+    for pair in value:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise InputError(f"{place}: 'offsets' must hold [start, end] pairs")
+        start = check_int(pair[0], "offsets", place, high=MAX_TEXT_CHARS)
+        end = check_int(pair[1], "offsets", place, low=start, high=MAX_TEXT_CHARS)
+        out.append((start, end))
+    return tuple(out)
+
+
 def known(refs: Iterable[str], defined: set[str], kind: str, place: str) -> None:
     for ref in refs:
         if ref not in defined:

@@ -1,7 +1,8 @@
 """Export a memory to portable JSONL records and import them into an empty store.
 
 One header record, then per scope: a ``scope`` record followed by its ``turn``,
-``context`` (with extraction state), ``fact`` and ``event`` records (vectors as base64
+``context`` (with extraction state and, for a passage of a long message, its ``offsets``; an export
+without them imports as whole messages), ``fact`` and ``event`` records (vectors as base64
 little-endian float32, so no re-embedding and an exact round trip), ``usage`` and
 ``history``. Import validates every record before it writes anything: every string storable (no NUL
 byte, no lone surrogate, labels without control characters, bounded lengths), every number in its
@@ -165,6 +166,7 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
                 turn_ids=tuple(turn_ids),
                 date=read.opt_label(rec, "date", place),
                 text=read.text(rec, "text", place, limit=read.CONTEXT_CHARS),
+                offsets=read.offsets(rec, place, len(turn_ids)),
             )
         )
         plan.states.append(

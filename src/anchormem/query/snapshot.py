@@ -148,10 +148,22 @@ class ScopeSnapshot:
         rows = self.fact_row
         return [[rows[fid] for fid in e.fact_ids if fid in rows] for e in self.events]
 
+    def piece_keys(self, row: int) -> list[str]:
+        """The keys of context ``row``'s pieces in the turn indexes, in order without repeats: a whole
+        message's :meth:`turn_key`; a passage of a long message (``Context.offsets``) that key with its
+        offsets, so two passages of one message are different pieces (neither covers the other) while
+        the same piece held twice is one."""
+        context = self.contexts[row]
+        keys = (
+            self.turn_key(row, tid) if start is None else f"{self.turn_key(row, tid)}\x1d{start}:{end}"
+            for tid, start, end in context.pieces()
+        )
+        return list(dict.fromkeys(keys))
+
     @cached_property
     def context_turns(self) -> list[frozenset[str]]:
-        """Turn keys (:meth:`turn_key`) of each context."""
-        return [frozenset(self.turn_key(row, t) for t in c.turn_ids) for row, c in enumerate(self.contexts)]
+        """Piece keys (:meth:`piece_keys`: turn keys, with offsets for passages) of each context."""
+        return [frozenset(self.piece_keys(row)) for row in range(len(self.contexts))]
 
     @cached_property
     def context_share(self) -> list[float]:
@@ -179,14 +191,15 @@ class ScopeSnapshot:
     @cached_property
     def turn_segments(self) -> tuple[IntArray, IntArray, int]:
         """Windows -> turns for spreading scores over shared turns: (context row of each (window,
-        turn) pair, turn number of the pair, number of distinct turns)."""
+        piece) pair, piece number of the pair, number of distinct pieces); pieces as in
+        :meth:`piece_keys`, so passages of one message share nothing."""
         numbers: dict[str, int] = {}
         ctx_rows: list[int] = []
         turn_rows: list[int] = []
-        for row, context in enumerate(self.contexts):
-            for tid in dict.fromkeys(context.turn_ids):
+        for row in range(len(self.contexts)):
+            for key in self.piece_keys(row):
                 ctx_rows.append(row)
-                turn_rows.append(numbers.setdefault(self.turn_key(row, tid), len(numbers)))
+                turn_rows.append(numbers.setdefault(key, len(numbers)))
         return np.asarray(ctx_rows, dtype=np.int64), np.asarray(turn_rows, dtype=np.int64), len(numbers)
 
     # -- lexical indexes ----------------------------------------------------------------------

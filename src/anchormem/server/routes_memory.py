@@ -113,8 +113,8 @@ async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
     options = {**body.model_dump(exclude={"query", "format"}), **_scope(user_id, body)}
     result = await run_in_threadpool(lambda: service.memory.search(body.query, **options))
     if body.format == "prompt":
-        prompt = result.as_prompt(max_chars=body.max_chars)
-        return {"query": result.query, "prompt": prompt, "turn_ids": result.turn_ids}
+        block = result.prompt(max_chars=body.max_chars)
+        return {"query": result.query, "prompt": block.text, "turn_ids": list(block.turn_ids), "labels": block.labels}
     return to_jsonable(result)
 
 

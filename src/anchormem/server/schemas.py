@@ -139,7 +139,8 @@ class SearchRequest(_RecallRequest):
     format: Literal["json", "prompt"] = Field(
         "json",
         description="json: contexts best first (rank 1 = highest score) with provenance and events; "
-        "prompt: {query, prompt, turn_ids}, the memories as one prompt-ready block (see max_chars)",
+        "prompt: {query, prompt, turn_ids, labels}, the memories as one prompt-ready block (see max_chars), "
+        "the turns it shows and the #n labels it uses for generated turn ids",
     )
     max_chars: int | None = Field(
         None,

@@ -45,8 +45,8 @@ _TURN_INSERT = (
     "added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 _CONTEXT_INSERT = (
-    f"contexts ({_SCOPE_COLS}, id, session, position, turn_ids, date, text, status, attempts, added_at) "
-    "VALUES (?,?,?,?,?,?,?,?,?,'pending',0,?)"
+    f"contexts ({_SCOPE_COLS}, id, session, position, turn_ids, date, text, offsets, status, attempts, added_at) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,'pending',0,?)"
 )
 
 
@@ -62,11 +62,15 @@ def _turn(row: Sequence[Any]) -> Turn:
 
 
 def _context_row(c: Context, now: float) -> tuple[object, ...]:
-    return (c.id, c.session, c.position, json.dumps(list(c.turn_ids)), c.date, c.text, now)
+    offsets = json.dumps([list(o) for o in c.offsets]) if c.offsets else None  # NULL: whole messages
+    return (c.id, c.session, c.position, json.dumps(list(c.turn_ids)), c.date, c.text, offsets, now)
 
 
 def _context(r: Sequence[Any]) -> Context:
-    return Context(id=r[0], session=r[1], position=r[2], turn_ids=tuple(json.loads(r[3])), date=r[4], text=r[5])
+    offsets = tuple((int(a), int(b)) for a, b in json.loads(r[6])) if r[6] else ()
+    return Context(
+        id=r[0], session=r[1], position=r[2], turn_ids=tuple(json.loads(r[3])), date=r[4], text=r[5], offsets=offsets
+    )
 
 
 def _event(r: Sequence[Any]) -> Event:
@@ -175,7 +179,9 @@ class SQLStore(SQLBase):
 
     def contexts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Context]:
         sql, params = self._with_ids(
-            f"SELECT id, session, position, turn_ids, date, text FROM contexts WHERE {_SCOPE}", list(_sk(scope)), ids
+            f"SELECT id, session, position, turn_ids, date, text, offsets FROM contexts WHERE {_SCOPE}",
+            list(_sk(scope)),
+            ids,
         )
         return [_context(r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
 

@@ -28,6 +28,12 @@ CREATE TABLE requests (owner TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT 
 CREATE INDEX requests_created ON requests (created);
 """
 
+# where each piece of a context lies in its message's text: JSON [[start, end], ...] aligned with turn_ids,
+# NULL when the context holds whole messages (every context written before passages existed)
+_CONTEXT_OFFSETS = """
+ALTER TABLE contexts ADD COLUMN offsets TEXT;
+"""
+
 SQLITE_MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_initial",
@@ -65,6 +71,7 @@ CREATE INDEX history_scope ON history ({_SCOPE_KEY}, seq);
     ),
     ("0004_message_fields", _MESSAGE_FIELDS),
     ("0005_requests", _REQUESTS.format(real="REAL")),
+    ("0006_context_offsets", _CONTEXT_OFFSETS),
 ]
 
 PG_MIGRATIONS: list[tuple[str, str]] = [
@@ -125,6 +132,7 @@ $$;
     ),
     ("0004_message_fields", _MESSAGE_FIELDS),
     ("0005_requests", _REQUESTS.format(real="DOUBLE PRECISION")),
+    ("0006_context_offsets", _CONTEXT_OFFSETS),
 ]
 
 
