@@ -121,8 +121,7 @@ def test_passage_context_ids_are_stable_and_distinct() -> None:
 
 
 def test_offsets_survive_the_json_of_a_result_and_old_json_reads_as_whole_messages() -> None:
-    context = chunk_session(Scope("u"), chat([REPLY]))[0]
-    assert context.offsets
+    context = next(c for c in chunk_session(Scope("u"), chat([REPLY])) if c.offsets)
     result = SearchResult("q", (ContextHit(context, 1.0, rank=1),), ())
     data = to_jsonable(result)
     assert data["contexts"][0]["context"]["offsets"] == [list(o) for o in context.offsets]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,6 +52,11 @@ def _run_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--events", help="precomputed events JSONL (default: integrate with the LLM, else extractive)")
     flag(s, "--no-answer", help="retrieval only: score evidence recall")
     s.add_argument("--max-contexts", type=positive_int, help="at most this many contexts (default: k)")
+    s.add_argument(
+        "--max-chars",
+        type=positive_int,
+        help="at most this many characters of context text per question (default: retrieval.max_chars, 10000)",
+    )
     from anchormem.eval.runner import eval_variants
 
     s.add_argument(
@@ -120,6 +126,10 @@ def _config(args: argparse.Namespace, **grid: Any) -> EvalConfig:
     from anchormem.eval.runner import EvalConfig
 
     settings: Settings = settings_from(args)
+    if getattr(args, "max_chars", None):
+        settings = dataclasses.replace(
+            settings, retrieval=dataclasses.replace(settings.retrieval, max_chars=args.max_chars)
+        )
     reader = _role(args, "reader", settings.llm)
     judge = _role(args, "judge", reader or settings.llm)
     return EvalConfig(

@@ -22,8 +22,11 @@ sentence end, else between words (a hard cut only inside a word longer than that
 keeps its message's id (provenance, citations, deletes) and its character offsets in the
 message's text (``Context.offsets``). Consecutive pieces of one speaker form a turn, and a
 window takes whole turns while its text stays within ``chat_chars`` characters (a window
-holds at least one piece; a turn longer than that is cut between pieces; two passages of one
-message never share a window). These windows do not overlap: a shared turn would be handed to
+holds at least one piece; a turn longer than that is cut between pieces). A passage of a longer
+message is a window of its own: packed with the short message before or after it, the user's
+question would share a window with the end of the previous answer, a context about two things.
+Measured on the user/assistant development chats (bench/assistant): evidence recall at 5,000
+characters 0.636 -> 0.680, at 10,000 0.769 -> 0.782. These windows do not overlap: a shared turn would be handed to
 the reader twice whenever both neighbours are returned, and such a turn is long. Texting
 sessions — a speaker sends two messages in a row, more than once — are always cut by length.
 
@@ -223,7 +226,10 @@ def session_windows(messages: Sequence[Turn], settings: ChunkSettings) -> list[l
         return [[Piece(messages[i], 0, len(messages[i].text)) for i in span] for span in spans]
     pieces = [p for m in messages for p in message_pieces(m, settings.passage_chars)]
     turns = speaker_turns(pieces, settings.chat_chars)
-    apart = [i > 0 and turns[i][0].turn.id == turns[i - 1][-1].turn.id for i in range(len(turns))]
+    cut = [not all(p.whole for p in t) for t in turns]  # a turn holding a passage of a longer message
+    apart = [
+        i > 0 and (cut[i] or cut[i - 1] or turns[i][0].turn.id == turns[i - 1][-1].turn.id) for i in range(len(turns))
+    ]
     spans = packed_windows([sum(len(p.text) for p in t) for t in turns], settings.chat_chars, apart)
     return [[p for i in span for p in turns[i]] for span in spans]
 
