@@ -81,6 +81,7 @@ def cmd_serve(args: argparse.Namespace) -> Any:
     keys = KeyRing(args.keys)
     memory = open_memory(args)
     try:
+        memory.store.ping()  # a store that cannot open (damaged, unreachable) says why before uvicorn starts
         app = create_app(
             memory, keys, max_body=args.max_body, background_turns=args.background_turns, job_concurrency=args.jobs
         )

@@ -152,6 +152,12 @@ class PgConnection:
         with self.pool.connection() as conn:
             conn.execute("SELECT 1").fetchone()
 
+    def describe(self, exc: BaseException) -> str:
+        return str(exc)
+
+    def integrity(self) -> list[str] | None:
+        return None  # no page check built in (amcheck, pg_checksums are the server's tools)
+
     def error_class(self, exc: BaseException) -> type[StoreError]:
         from psycopg_pool import PoolTimeout
 

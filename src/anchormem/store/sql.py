@@ -28,7 +28,7 @@ from anchormem.store import sql_lifecycle as life
 from anchormem.store import sql_requests as saved
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix, SavedRequest
 from anchormem.store.sql_base import SQLBase
-from anchormem.store.sql_dialect import Cursor
+from anchormem.store.sql_dialect import Cursor, decoder
 from anchormem.store.sql_lifecycle import SCOPE as _SCOPE
 from anchormem.store.sql_lifecycle import sk as _sk
 
@@ -55,6 +55,7 @@ def _turn_row(t: Turn, now: float) -> tuple[object, ...]:
     return (t.id, t.session, t.position, t.speaker, t.text, t.timestamp, t.image_caption, t.time_given, meta, now)
 
 
+@decoder
 def _turn(row: Sequence[Any]) -> Turn:
     tid, session, position, speaker, text, timestamp, caption, given, meta = row
     metadata = json.loads(meta) if meta is not None else None
@@ -65,12 +66,19 @@ def _context_row(c: Context, now: float) -> tuple[object, ...]:
     return (c.id, c.session, c.position, json.dumps(list(c.turn_ids)), c.date, c.text, now)
 
 
+@decoder
 def _context(r: Sequence[Any]) -> Context:
     return Context(id=r[0], session=r[1], position=r[2], turn_ids=tuple(json.loads(r[3])), date=r[4], text=r[5])
 
 
+@decoder
 def _event(r: Sequence[Any]) -> Event:
     return Event(id=r[0], text=r[1], fact_ids=tuple(json.loads(r[2])), source=r[3])
+
+
+@decoder
+def _usage(r: Sequence[Any]) -> Usage:
+    return Usage(*r)
 
 
 class SQLStore(SQLBase):
@@ -85,11 +93,13 @@ class SQLStore(SQLBase):
             _sk(scope),
         )
 
+    @decoder
     def _matrix(self, values: list[Any]) -> Matrix:
         if not values:
             return np.zeros((0, self._dim()), dtype=np.float32)
         return self.dialect.decode(values)
 
+    @decoder
     def _dim(self) -> int:
         value = self.get_meta("embedder_dim")
         return int(value) if value else 0
@@ -289,7 +299,7 @@ class SQLStore(SQLBase):
 
     def usage(self, scope: Scope) -> dict[str, Usage]:
         rows = self._q(f"SELECT phase, {', '.join(_USAGE)} FROM usage WHERE {_SCOPE} ORDER BY phase", _sk(scope))
-        return {r[0]: Usage(*r[1:]) for r in rows}
+        return {r[0]: _usage(r[1:]) for r in rows}
 
     # -- lifecycle: deletion, linking state, restored extraction state, history (see sql_lifecycle) ------
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from anchormem.model import HistoryEntry, Scope
-from anchormem.store.sql_dialect import Cursor
+from anchormem.store.sql_dialect import Cursor, decoder
 
 ScopeKey = tuple[str, str, str]
 SCOPE = "user_id = ? AND agent_id = ? AND run_id = ?"
@@ -106,6 +106,7 @@ def history_query(scope: Scope, limit: int | None) -> tuple[str, list[object]]:
     return sql, params
 
 
+@decoder
 def history_entries(rows: Sequence[Sequence[Any]]) -> list[HistoryEntry]:
     """Rows of :func:`history_query` as entries, oldest first."""
     return [
