@@ -164,14 +164,34 @@ class Answer:
 
 @dataclass
 class Usage:
-    """Token and time accounting for one phase (paper Tables 2 and 4)."""
+    """Token and time accounting for one phase (paper Tables 2 and 4).
+
+    Tokens are counted apart by where the answer came from: ``prompt_tokens`` / ``completion_tokens``
+    were spent (the endpoint was called), ``cached_prompt_tokens`` / ``cached_completion_tokens`` belong
+    to calls answered from the response cache (nothing was spent; ``total_prompt_tokens`` is what the
+    method costs without a cache). Time too has two names: ``call_seconds`` sums every call's time, so
+    calls that ran side by side count once each; ``wall_seconds`` is the time during which at least
+    one call of the phase was running (what the phase added to the operation's elapsed time)."""
 
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    seconds: float = 0.0
+    call_seconds: float = 0.0
     cached_calls: int = 0
     failed_calls: int = 0
+    cached_prompt_tokens: int = 0
+    cached_completion_tokens: int = 0
+    wall_seconds: float = 0.0
+
+    @property
+    def total_prompt_tokens(self) -> int:
+        """Prompt tokens of every call, spent or answered from the cache."""
+        return self.prompt_tokens + self.cached_prompt_tokens
+
+    @property
+    def total_completion_tokens(self) -> int:
+        """Completion tokens of every call, spent or answered from the cache."""
+        return self.completion_tokens + self.cached_completion_tokens
 
     def add(self, other: Usage) -> None:
         for f in fields(self):

@@ -76,8 +76,14 @@ def stats_text(s: Stats) -> str:
         f"extractions pending {s.pending_extractions}, failed {s.failed_extractions}",
     ]
     for phase, u in s.usage.items():
+        cached = (
+            f" (+ {u.cached_prompt_tokens} + {u.cached_completion_tokens} from the cache)"
+            if u.cached_prompt_tokens or u.cached_completion_tokens
+            else ""
+        )
         lines.append(
             f"{phase}: {u.calls} calls ({u.cached_calls} cached, {u.failed_calls} failed), "
-            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, {u.seconds:.1f} s"
+            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens spent{cached}, "
+            f"wall time {u.wall_seconds:.1f} s, call time {u.call_seconds:.1f} s"
         )
     return "\n".join(lines)

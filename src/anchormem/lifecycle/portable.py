@@ -33,6 +33,7 @@ from anchormem.validation import (
 FORMAT = "anchormem-export"
 VERSION = 1
 _STATUSES = ("pending", "done", "failed")
+_NEWER_COUNTS = ("cached_prompt_tokens", "cached_completion_tokens")  # usage fields an old export lacks
 
 
 def export_records(store: Store, scopes: Iterable[Scope], embedder: str | None, dim: int) -> Iterator[dict[str, Any]]:
@@ -192,14 +193,21 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
         plan.event_vectors.append(read.vector(rec, place, dim))
     elif kind == "usage":
         phase = read.text(rec, "phase", place)
-        plan.usage[phase] = Usage(
+        usage = Usage(
             calls=read.count(rec, "calls", place),
             prompt_tokens=read.count(rec, "prompt_tokens", place),
             completion_tokens=read.count(rec, "completion_tokens", place),
-            seconds=read.number(rec, "seconds", place),
+            # "seconds": an export written before call and wall time were told apart
+            call_seconds=read.number(rec, "call_seconds" if "call_seconds" in rec else "seconds", place),
             cached_calls=read.count(rec, "cached_calls", place),
             failed_calls=read.count(rec, "failed_calls", place),
         )
+        for name in _NEWER_COUNTS:
+            if name in rec:
+                setattr(usage, name, read.count(rec, name, place))
+        if "wall_seconds" in rec:
+            usage.wall_seconds = read.number(rec, "wall_seconds", place)
+        plan.usage[phase] = usage
     elif kind == "history":
         detail = rec.get("detail")
         if not isinstance(detail, Mapping):

@@ -37,7 +37,19 @@ Ids = Sequence[str]
 
 _SCOPE_COLS = "user_id, agent_id, run_id"
 _EVENT_COLUMNS = "id, text, fact_ids, source"
-_USAGE = ("calls", "prompt_tokens", "completion_tokens", "seconds", "cached_calls", "failed_calls")
+# the usage table's columns, and the Usage field each holds ("seconds" is the summed call time)
+_USAGE = (
+    "calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "seconds",
+    "cached_calls",
+    "failed_calls",
+    "cached_prompt_tokens",
+    "cached_completion_tokens",
+    "wall_seconds",
+)
+_USAGE_FIELDS = tuple("call_seconds" if c == "seconds" else c for c in _USAGE)
 
 
 _TURN_INSERT = (
@@ -78,7 +90,7 @@ def _event(r: Sequence[Any]) -> Event:
 
 @decoder
 def _usage(r: Sequence[Any]) -> Usage:
-    return Usage(*r)
+    return Usage(**dict(zip(_USAGE_FIELDS, r, strict=True)))
 
 
 class SQLStore(SQLBase):
@@ -292,9 +304,9 @@ class SQLStore(SQLBase):
         add = ", ".join(f"{c} = usage.{c} + excluded.{c}" for c in _USAGE)
         with self._tx() as cur:
             cur.executemany(
-                f"INSERT INTO usage ({_SCOPE_COLS}, phase, {', '.join(_USAGE)}) VALUES (?,?,?,?,?,?,?,?,?,?) "
-                f"ON CONFLICT ({_SCOPE_COLS}, phase) DO UPDATE SET {add}",
-                [(*_sk(scope), phase, *(getattr(u, c) for c in _USAGE)) for phase, u in usage.items()],
+                f"INSERT INTO usage ({_SCOPE_COLS}, phase, {', '.join(_USAGE)}) "
+                f"VALUES ({', '.join('?' * (4 + len(_USAGE)))}) ON CONFLICT ({_SCOPE_COLS}, phase) DO UPDATE SET {add}",
+                [(*_sk(scope), phase, *(getattr(u, c) for c in _USAGE_FIELDS)) for phase, u in usage.items()],
             )
 
     def usage(self, scope: Scope) -> dict[str, Usage]:
