@@ -83,6 +83,7 @@ class ScopePlan:
     event_vectors: list[np.ndarray] = field(default_factory=list)
     usage: dict[str, Usage] = field(default_factory=dict)
     history: list[tuple[float, str, dict[str, Any]]] = field(default_factory=list)
+    turn_places: dict[str, str] = field(default_factory=dict)  # turn id -> "record N", for messages
 
 
 @dataclass
@@ -90,6 +91,50 @@ class ImportPlan:
     embedder: str | None
     dim: int
     scopes: list[ScopePlan]
+
+
+def _names(record: type, *more: str) -> frozenset[str]:
+    return frozenset(("type", *(f.name for f in fields(record)), *more))
+
+
+FIELDS: dict[str, frozenset[str]] = {
+    "header": frozenset(("type", "format", "version", "embedder", "dim")),
+    "scope": frozenset(("type", "user_id", "agent_id", "run_id")),
+    "turn": _names(Turn),
+    "context": _names(Context, "status", "error", "attempts"),
+    "fact": _names(Fact, "linked", "vector"),
+    "event": _names(Event, "vector"),
+    "usage": _names(Usage, "phase", "seconds"),  # "seconds": the call time of an export of an earlier version
+    "history": frozenset(("type", "timestamp", "op", "detail")),
+}
+"""The fields each record type may hold; any other is refused (a typo or a crafted field would else
+be dropped without a word)."""
+
+
+def _known_fields(rec: Mapping[str, Any], kind: Any, place: str) -> None:
+    allowed = FIELDS.get(kind) if isinstance(kind, str) else None
+    if allowed is None:
+        return  # an unknown record type is refused where it is read
+    unknown = sorted(str(k) for k in rec if k not in allowed)
+    if unknown:
+        raise InputError(
+            f"{place}: unknown field{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown[:5]))} in a "
+            f"{kind} record (known: {', '.join(sorted(allowed))})"
+        )
+
+
+def _every_turn_in_a_context(plan: ImportPlan) -> None:
+    """Refuse turns that no context holds: the next add would derive them all (chunk, extract, embed),
+    so a one-message add would take minutes; an export holds the contexts of every turn."""
+    for sp in plan.scopes:
+        held = {tid for c in sp.contexts for tid in c.turn_ids}
+        loose = [t for t in sp.turns if t.id not in held]
+        if loose:
+            raise InputError(
+                f"{sp.turn_places[loose[0].id]}: turn {loose[0].id!r} of {describe(sp.scope)} is in no context "
+                f"({len(loose)} such turns): an export holds every turn's contexts. To load bare messages, add "
+                "them instead (anchormem add FILE, or Memory.add): that derives contexts and facts as it goes"
+            )
 
 
 def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
@@ -103,6 +148,7 @@ def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
         if not isinstance(rec, Mapping):
             raise InputError(f"{place}: expected an object, got {type(rec).__name__}")
         kind = rec.get("type")
+        _known_fields(rec, kind, place)
         if header is None:
             if kind != "header" or rec.get("format") != FORMAT:
                 raise InputError(f"{place}: not an anchormem export (the first record must be its header)")
@@ -130,6 +176,7 @@ def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
         raise InputError("the export is empty")
     if header.embedder is None and any(sp.facts or sp.events for sp in header.scopes):
         raise InputError("record 1 (header): 'embedder' is null, but the export holds fact and event vectors")
+    _every_turn_in_a_context(header)
     return header
 
 
@@ -152,6 +199,7 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
                 metadata=read.opt_object(rec, "metadata", place),
             )
         )
+        plan.turn_places[rid] = place
     elif kind == "context":
         turn_ids = read.labels(rec, "turn_ids", place)
         read.known(turn_ids, ids["turn"], "turn", place)
