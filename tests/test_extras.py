@@ -69,7 +69,7 @@ def test_cli_prints_the_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [["serve", "--keys", "keys.json"], ["mcp", "--user", "u"]],
+    [["serve", "--keys", "keys.json"], ["serve"], ["mcp", "--user", "u"]],
 )
 def test_server_commands_name_the_server_extra(
     argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -81,6 +81,13 @@ def test_server_commands_name_the_server_extra(
     assert code == 1 and err.count("\n") == 1
     assert "pip install 'anchormem[server]'" in err and "is not installed" in err
     assert not (tmp_path / "m.db").exists()  # refused before opening anything
+
+
+def test_serve_without_keys_names_the_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main(["serve", "--store", str(tmp_path / "m.db"), "--embed-backend", "hash"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1 and "--keys" in err and "serve-key add" in err
+    assert not (tmp_path / "m.db").exists()
 
 
 def test_python_server_import_names_the_server_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -169,3 +176,9 @@ def test_the_wheel_carries_every_package_file(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     wanted = {p.relative_to(tree / "src").as_posix() for p in (tree / "src" / "anchormem").rglob("*") if p.is_file()}
     assert wanted - names == set()
+
+
+def test_readme_lists_every_extra() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    extras = readme.split("Extras: ", 1)[1].split("\n\n", 1)[0]
+    assert all(f"[{name}]" in extras for name in EXTRAS), extras

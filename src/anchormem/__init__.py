@@ -11,10 +11,21 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["AnchorMemError", "AsyncMemory", "Memory", "Scope", "SearchResult", "Settings", "__version__"]
+__all__ = [
+    "AnchorMemError",
+    "AsyncClient",
+    "AsyncMemory",
+    "Client",
+    "Memory",
+    "Scope",
+    "SearchResult",
+    "Settings",
+    "__version__",
+]
 
 if TYPE_CHECKING:
     from anchormem.aio import AsyncMemory
+    from anchormem.client import AsyncClient, Client
     from anchormem.config import Settings
     from anchormem.errors import AnchorMemError
     from anchormem.memory import Memory
@@ -30,6 +41,10 @@ def __getattr__(name: str) -> Any:  # lazy: importing anchormem loads nothing he
         from anchormem.aio import AsyncMemory
 
         return AsyncMemory
+    if name in ("Client", "AsyncClient"):
+        from anchormem import client
+
+        return getattr(client, name)
     if name == "Settings":
         from anchormem.config import Settings
 
