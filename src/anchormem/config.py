@@ -30,6 +30,7 @@ class LLMSettings:
     max_retries: int = 3
     concurrency: int = 4
     temperature: float = 0.0
+    ungrounded_facts: str = "drop"  # a fact its context does not support: "drop" or "keep" (counted either way)
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,8 @@ def _validate(s: Settings) -> None:
     c = s.chunking
     if c.window < 1 or c.stride < 1 or c.chat_chars < 0:
         raise ConfigError("chunking.window and stride must be >= 1, chat_chars >= 0 (0: the paper's windows only)")
+    if s.llm is not None and s.llm.ungrounded_facts not in ("drop", "keep"):
+        raise ConfigError(f"llm.ungrounded_facts must be 'drop' or 'keep', got {s.llm.ungrounded_facts!r}")
     r = s.retrieval
     if min(r.k_facts, r.k_events + 1, r.max_contexts) < 1:
         raise ConfigError("retrieval.k_facts and max_contexts must be >= 1, k_events >= 0")

@@ -217,6 +217,7 @@ class IngestReport:
     extractions_failed: int = 0
     integrations_failed: int = 0
     extractions_recovered: int = 0  # contexts whose earlier extraction had failed and now succeeded
+    facts_ungrounded: int = 0  # LLM-extracted facts their context did not support (anchormem.ingest.grounding)
     contexts_superseded: int = 0  # partial windows replaced because their session grew
     llm_calls: int = 0
     seconds: float = 0.0
@@ -233,6 +234,7 @@ class Stats:
     pending_extractions: int
     failed_extractions: int
     usage: dict[str, Usage]
+    ungrounded_facts: int = 0  # LLM-extracted facts their context did not support (dropped unless kept)
 
 
 @dataclass

@@ -73,7 +73,8 @@ def search_text(result: SearchResult) -> str:
 def stats_text(s: Stats) -> str:
     lines = [
         f"turns {s.turns} in {s.sessions} sessions; contexts {s.contexts}; facts {s.facts}; events {s.events}",
-        f"extractions pending {s.pending_extractions}, failed {s.failed_extractions}",
+        f"extractions pending {s.pending_extractions}, failed {s.failed_extractions}; "
+        f"facts their context did not support {s.ungrounded_facts}",
     ]
     for phase, u in s.usage.items():
         cached = (

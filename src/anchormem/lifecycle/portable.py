@@ -45,7 +45,14 @@ def export_records(store: Store, scopes: Iterable[Scope], embedder: str | None, 
         states = {s.context_id: s for s in store.extraction_states(scope)}
         for c in store.contexts(scope):
             st = states.get(c.id, ExtractionState(c.id, "pending"))
-            yield {"type": "context", **_plain(c), "status": st.status, "error": st.error, "attempts": st.attempts}
+            yield {
+                "type": "context",
+                **_plain(c),
+                "status": st.status,
+                "error": st.error,
+                "attempts": st.attempts,
+                "ungrounded": st.ungrounded,
+            }
         unlinked = set(store.unlinked_facts(scope))
         facts, fvecs = store.fact_matrix(scope)
         for f, v in zip(facts, fvecs, strict=True):
@@ -101,7 +108,7 @@ FIELDS: dict[str, frozenset[str]] = {
     "header": frozenset(("type", "format", "version", "embedder", "dim")),
     "scope": frozenset(("type", "user_id", "agent_id", "run_id")),
     "turn": _names(Turn),
-    "context": _names(Context, "status", "error", "attempts"),
+    "context": _names(Context, "status", "error", "attempts", "ungrounded"),
     "fact": _names(Fact, "linked", "vector"),
     "event": _names(Event, "vector"),
     "usage": _names(Usage, "phase", "seconds"),  # "seconds": the call time of an export of an earlier version
@@ -217,7 +224,13 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
             )
         )
         plan.states.append(
-            ExtractionState(rid, status, read.opt_text(rec, "error", place), read.integer(rec, "attempts", place))
+            ExtractionState(
+                rid,
+                status,
+                read.opt_text(rec, "error", place),
+                read.integer(rec, "attempts", place),
+                read.count(rec, "ungrounded", place) if "ungrounded" in rec else 0,
+            )
         )
     elif kind == "fact":
         context_id = read.text(rec, "context_id", place)

@@ -28,6 +28,9 @@ ALTER TABLE usage ADD COLUMN cached_completion_tokens {int} NOT NULL DEFAULT 0;
 ALTER TABLE usage ADD COLUMN wall_seconds {real} NOT NULL DEFAULT 0;
 """
 
+# how many extracted facts a context's text did not support (anchormem.ingest.grounding)
+_UNGROUNDED = "ALTER TABLE contexts ADD COLUMN ungrounded INTEGER NOT NULL DEFAULT 0;"
+
 # what an idempotent write request was and the response it got (the REST service's Idempotency-Key)
 _REQUESTS = """
 CREATE TABLE requests (owner TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, response TEXT,
@@ -73,6 +76,7 @@ CREATE INDEX history_scope ON history ({_SCOPE_KEY}, seq);
     ("0004_message_fields", _MESSAGE_FIELDS),
     ("0005_requests", _REQUESTS.format(real="REAL")),
     ("0006_usage_detail", _USAGE_DETAIL.format(int="INTEGER", real="REAL")),
+    ("0007_ungrounded", _UNGROUNDED),
 ]
 
 PG_MIGRATIONS: list[tuple[str, str]] = [
@@ -134,6 +138,7 @@ $$;
     ("0004_message_fields", _MESSAGE_FIELDS),
     ("0005_requests", _REQUESTS.format(real="DOUBLE PRECISION")),
     ("0006_usage_detail", _USAGE_DETAIL.format(int="BIGINT", real="DOUBLE PRECISION")),
+    ("0007_ungrounded", _UNGROUNDED),
 ]
 
 

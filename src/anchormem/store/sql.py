@@ -203,7 +203,8 @@ class SQLStore(SQLBase):
 
     def extraction_states(self, scope: Scope) -> list[ExtractionState]:
         rows = self._q(
-            f"SELECT id, status, error, attempts FROM contexts WHERE {_SCOPE} ORDER BY {self.dialect.order}",
+            f"SELECT id, status, error, attempts, ungrounded FROM contexts WHERE {_SCOPE} "
+            f"ORDER BY {self.dialect.order}",
             _sk(scope),
         )
         return [ExtractionState(*r) for r in rows]
@@ -234,8 +235,9 @@ class SQLStore(SQLBase):
                 rows,
             )
             cur.executemany(
-                f"UPDATE contexts SET status = 'done', error = NULL, attempts = attempts + 1 WHERE {_SCOPE} AND id = ?",
-                [(*sk, ex.context_id) for ex in extractions if ex.context_id in held],
+                "UPDATE contexts SET status = 'done', error = NULL, attempts = attempts + 1, ungrounded = ? "
+                f"WHERE {_SCOPE} AND id = ?",
+                [(ex.ungrounded, *sk, ex.context_id) for ex in extractions if ex.context_id in held],
             )
             if held:
                 self._bump(cur, scope)
@@ -362,8 +364,8 @@ class SQLStore(SQLBase):
     def restore_states(self, scope: Scope, states: Sequence[ExtractionState]) -> None:
         with self._tx(scope=scope) as cur:
             cur.executemany(
-                f"UPDATE contexts SET status = ?, error = ?, attempts = ? WHERE {_SCOPE} AND id = ?",
-                [(s.status, s.error, s.attempts, *_sk(scope), s.context_id) for s in states],
+                f"UPDATE contexts SET status = ?, error = ?, attempts = ?, ungrounded = ? WHERE {_SCOPE} AND id = ?",
+                [(s.status, s.error, s.attempts, s.ungrounded, *_sk(scope), s.context_id) for s in states],
             )
             self._bump(cur, scope)
 
