@@ -5,17 +5,21 @@ hands the change to :class:`~anchormem.lifecycle.manager.Lifecycle`."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Literal
 
-from anchormem.errors import InputError, NotFoundError
+from anchormem.errors import InputError, NotFoundError, StoreFullError
 from anchormem.facade_types import Record
 from anchormem.lifecycle.edit import check_update
 from anchormem.lifecycle.manager import Lifecycle
 from anchormem.model import DeleteReport, Scope, Stats, UpdateReport
 from anchormem.parts import Parts
 from anchormem.scopes import describe
+from anchormem.store import reserve
 
 RecordKind = Literal["turns", "contexts", "facts", "events"]
 RECORD_KINDS: tuple[RecordKind, ...] = ("turns", "contexts", "facts", "events")
@@ -85,4 +89,33 @@ class MemoryRecords:
     ) -> DeleteReport:
         if sum(x is not None for x in (session, turn, context)) + bool(all) != 1:
             raise InputError("delete needs exactly one target: session, turn, context or all")
-        return self._lifecycle.delete(scope, session, turn, context, all)
+        try:
+            return self._lifecycle.delete(scope, session, turn, context, all)
+        except StoreFullError as full:
+            file = self._parts.store_file
+            freed = reserve.release(file) if file is not None else 0
+            if not freed:
+                raise StoreFullError(nothing_deleted(file)) from full
+        try:  # the reserve is back on the filesystem: the same delete again
+            report = self._lifecycle.delete(scope, session, turn, context, all)
+        except StoreFullError as again:
+            raise StoreFullError(nothing_deleted(file)) from again
+        report.notes.append(
+            f"the disk was full: the delete used the store's reserve ({freed // 1024} KiB), which is set aside "
+            "again when the store next opens with room on the disk"
+        )
+        return report
+
+
+def nothing_deleted(file: Path | None) -> str:
+    """What a delete that a full disk rolled back tells the user."""
+    where = f"the disk holding {file}" if file is not None else "the database server's disk"
+    free = ""
+    if file is not None:
+        with suppress(OSError):
+            free = f" ({shutil.disk_usage(file.parent).free // 1024} KiB free)"
+    return (
+        f"nothing was deleted: {where} is full{free}, so the delete was rolled back and the words are still "
+        "stored. Free space on that disk (remove other files there, or move the store elsewhere with "
+        "anchormem export and import), then run the same delete again"
+    )

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from anchormem.errors import StoreError, StoreFullError
+from anchormem.store import reserve
 from anchormem.store.migrations import SQLITE_MIGRATIONS
 from anchormem.store.protocol import Matrix
 from anchormem.store.sql import SQLStore
@@ -88,7 +89,17 @@ class SQLiteConnection:
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA secure_delete = ON")  # deleted rows are zeroed, not left in free pages
         except self.errors as exc:
+            if getattr(self, "db", None) is not None:
+                with suppress(sqlite3.Error):
+                    self.db.close()
+            if not memory and no_room(self.where):
+                raise StoreFullError(
+                    f"cannot open store {self.where}: its disk is full (SQLite needs room for its -wal and -shm "
+                    f"files): {describe(exc)}"
+                ) from exc
             raise StoreError(f"cannot open store {self.where}: {describe(exc)}") from exc
+        if not memory:
+            reserve.ensure(file)  # room for a delete on a full disk (see anchormem.store.reserve)
         self._memory = memory
         self._timeout_ms = int(timeout * 1000)
         self.wal_pending = False  # a truncation of the WAL that readers kept busy, to try again
