@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Unpack
 
+from anchormem.citations import cite
 from anchormem.closeable import Closeable
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
@@ -246,15 +247,16 @@ class Memory(Closeable):
 
     def answer(self, question: str, *, reader: LLM | None = None, **options: Unpack[SearchArgs]) -> Answer:
         """Answer from memory with the reader LLM (``reader``, else the configured LLM);
-        the answer cites the turn ids it drew on. The memories are those :meth:`search` returns for
-        the same scope, ``include_subscopes`` and filters. The reader's usage is stored for the scope
-        (phase ``answering`` of :meth:`stats`)."""
+        the answer cites the turn ids it drew on (when the reader cites none it was shown, the turns whose
+        words the answer uses; ``Answer.citation`` says which, or ``none``). The memories are those
+        :meth:`search` returns for the same scope, ``include_subscopes`` and filters. The reader's usage is
+        stored for the scope (phase ``answering`` of :meth:`stats`)."""
         scope = self._scope(options, "answer", SEARCH_KEYS)
         llm = reader or self._parts.require_llm("answering")
         memories = self.search(question, **options)
         call = self.accounting.child()
         try:
-            return read(call.wrap(llm, "answering"), question, memories)
+            return cite(read(call.wrap(llm, "answering"), question, memories))
         finally:
             used = call.used()
             if used:

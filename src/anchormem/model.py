@@ -160,6 +160,9 @@ class Answer:
     cited_turn_ids: tuple[str, ...]
     memories: SearchResult
     model: str | None = None
+    # where the cited ids come from: "reader" (it cited them), "matched" (mapped back from the answer's
+    # words, the reader cited none it was shown) or "none" (no shown turn holds the answer's words)
+    citation: str = "reader"
 
 
 @dataclass

@@ -14,7 +14,11 @@ def to_text(value: Any) -> str:
         return search_text(value)
     if isinstance(value, Answer):
         cites = ", ".join(value.cited_turn_ids) or "none"
-        return f"{value.text}\n  (cited turns: {cites}; model: {value.model})"
+        how = {
+            "matched": " (the reader cited none; these turns hold the answer's words)",
+            "none": " (the reader cited none, and no turn shown to it holds the answer's words)",
+        }.get(value.citation, "")
+        return f"{value.text}\n  (cited turns: {cites}{how}; model: {value.model})"
     if isinstance(value, Stats):
         return stats_text(value)
     if isinstance(value, list):

@@ -202,3 +202,18 @@ def ground(texts: list[str], context: str, mode: str = "drop") -> tuple[list[str
     if mode == "keep" or not bad:
         return texts, len(bad)
     return [t for t in texts if t not in bad], len(bad)
+
+
+def word_keys(text: str) -> set[str]:
+    """The words of ``text`` that carry content, as compared here: stems of the words that are not stop
+    words, and numbers as digits (number words included)."""
+    keys: set[str] = set()
+    for word in _words(text):
+        lower = word.lower()
+        if lower in NUMBER_WORDS:
+            keys.add(NUMBER_WORDS[lower])
+        elif _NUMBER.fullmatch(lower):
+            keys.add(lower.lstrip("0") or "0")
+        elif lower not in STOPWORDS and (len(lower) >= 3 or lower.isdigit() or word[:1].isupper()):
+            keys.add(_stem(lower))
+    return keys

@@ -291,7 +291,8 @@ def build_server(
         )
         async def answer_question(question: Question, k: K = None) -> dict[str, Any]:
             answer = await _call(memory.answer, question, k=k, **where)
-            return {"answer": answer.text, "cited_turn_ids": list(answer.cited_turn_ids), "model": answer.model}
+            cited = list(answer.cited_turn_ids)
+            return {"answer": answer.text, "cited_turn_ids": cited, "citation": answer.citation, "model": answer.model}
 
     @server.tool(
         description="Correct what one stored turn says, when the user asks to fix something said earlier (a "
