@@ -32,6 +32,8 @@ COMMANDS = [
     ["history", "--user", "u"],
     ["delete", "--user", "u", "--session", "1"],
     ["get", "D1:1", "--user", "u"],
+    ["update", "D1:1", "I adopted a cat.", "--user", "u"],
+    ["answer", "Who is Pico?", "--user", "u"],
     ["maintenance", "check"],
     ["maintenance", "scrub"],
 ]
@@ -79,7 +81,7 @@ def test_every_command_on_an_undecodable_store_fails_in_one_line(
     code, out, err = _run(capsys, argv, bad)
     assert code == 1, (out, err)
     assert err.startswith("anchormem: error: ") and err.count("\n") == 1, err
-    assert "malformed" in err
+    assert "malformed" in err or argv[0] == "answer"  # answer without an LLM stops before opening the store
 
 
 @pytest.mark.parametrize("command", ["serve", "mcp"])
