@@ -122,6 +122,10 @@ class PgConnection:
         try:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         except self.errors as exc:
+            # several processes opening a fresh database at once: the losers of the race get a unique
+            # violation although the extension now exists
+            if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
+                return
             raise StoreError(
                 f"the pgvector extension is missing on {self.where} and cannot be created "
                 f"(run CREATE EXTENSION vector as a superuser): {exc}"
