@@ -29,6 +29,8 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         "ANCHORMEM_LLM_API_KEY",
         "OPENAI_API_KEY",
         "ANCHORMEM_EMBED_BACKEND",
+        "ANCHORMEM_URL",
+        "ANCHORMEM_API_KEY",
     ):
         monkeypatch.delenv(var, raising=False)
 

@@ -59,9 +59,9 @@ INFO = {
     },
 }
 COST = {
-    "extraction": Usage(calls=3, prompt_tokens=3000, completion_tokens=600, seconds=2.0),
-    "retrieval": Usage(calls=4, seconds=0.04),
-    "answering": Usage(calls=4, prompt_tokens=8000, seconds=4.0),
+    "extraction": Usage(calls=3, prompt_tokens=3000, completion_tokens=600, call_seconds=2.0),
+    "retrieval": Usage(calls=4, call_seconds=0.04),
+    "answering": Usage(calls=4, prompt_tokens=8000, call_seconds=4.0),
 }
 AEG = {"conv-1": AEGStats(facts=12, events=3, clusters_discarded=5, clusters_kept=3, ingest_seconds=1.5)}
 

@@ -19,6 +19,12 @@ EXPECTED = {
         "Client: tomas -> AccessDeniedError forbidden",
         "AsyncClient: ['t-",
     ],
+    "langgraph_store.py": [
+        "search: ('maya', 'facts') m1 score",
+        "provenance: context c-",
+        "get: I start a new job as a nurse in Porto next month.",
+        "after delete: ['m2']; turns stored: 1",
+    ],
     "langchain_agent.py": ["context  c-", "his name is Pico.", "answer: Your dog is called Pico.", "turns stored: 5"],
     "openai_agents_memory.py": [
         "tool saw: [t-",

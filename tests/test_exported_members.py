@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import anchormem
 from anchormem import errors
 
@@ -10,6 +13,8 @@ PUBLIC = {
     "__version__",
     "Memory",
     "AsyncMemory",
+    "Client",
+    "AsyncClient",
     "Settings",
     "Scope",
     "SearchResult",
@@ -56,3 +61,17 @@ def test_every_error_of_the_tree_is_exported_and_drawn() -> None:
     assert tree <= set(anchormem.__all__)
     doc = errors.__doc__ or ""
     assert all(name in doc for name in tree)
+
+
+def test_the_http_clients_are_exported() -> None:
+    from anchormem import AsyncClient, Client
+    from anchormem.client import AsyncClient as AsyncClientClass
+    from anchormem.client import Client as ClientClass
+
+    assert Client is ClientClass and AsyncClient is AsyncClientClass
+
+
+def test_importing_anchormem_loads_nothing_heavy() -> None:
+    code = "import sys, anchormem; print(sorted(m for m in ('numpy', 'httpx', 'onnxruntime') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

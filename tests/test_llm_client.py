@@ -163,9 +163,10 @@ def test_accounting_per_phase(tmp_path: Path) -> None:
         dead.complete(HELLO)
     ex, an = accounting.usage("extract"), accounting.usage("answer")
     assert (ex.calls, ex.cached_calls, ex.failed_calls) == (2, 1, 0)
-    assert (ex.prompt_tokens, ex.completion_tokens) == (22, 6)  # cached calls count their tokens
+    assert (ex.prompt_tokens, ex.completion_tokens) == (11, 3)  # spent: the cached call's tokens are apart
+    assert (ex.cached_prompt_tokens, ex.cached_completion_tokens) == (11, 3)
     assert (an.calls, an.cached_calls, an.failed_calls, an.prompt_tokens) == (2, 0, 1, 11)
-    assert ex.seconds > 0 and an.seconds > 0
+    assert ex.call_seconds > 0 and an.call_seconds > 0 and ex.wall_seconds > 0
     assert set(accounting.snapshot()) == {"extract", "answer"}
     assert accounting.total().calls == 4
     assert accounting.usage("unknown").calls == 0

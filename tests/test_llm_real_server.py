@@ -22,6 +22,7 @@ import pytest
 
 from anchormem.config import LLMSettings
 from anchormem.errors import LLMResponseError
+from anchormem.ingest.grounding import ground
 from anchormem.llm import Accounting, CompletionParams, OpenAICompatLLM, complete_parsed
 from anchormem.llm.fake_server import free_port
 from anchormem.prompts import facts
@@ -127,3 +128,7 @@ def test_fact_extraction_through_a_real_server(server: tuple[str, float]) -> Non
         assert str(outcome) and "\n" not in str(outcome).strip()
     else:
         assert isinstance(outcome, list) and all(isinstance(f, str) and f for f in outcome)
+        kept, dropped = ground(outcome, CONTEXT)  # what extraction stores of this real model's answer
+        print(f"grounding kept {len(kept)} of {len(outcome)}: {kept!r:.200}")
+        assert len(kept) + dropped == len(outcome)
+        assert not any(name in fact for fact in kept for name in ("Anna", "Max", "Boston"))  # the prompt's example

@@ -295,3 +295,23 @@ def test_search_memory_covers_sub_scopes_and_takes_filters(memory: Memory) -> No
     helper = run(build_server(memory, user_id=None, agent_id="helper"))
     assert [c["text"].endswith("The helper's own budget note.\"") for c in helper] == [True]
     assert helper[0]["scope"] == {"user_id": "", "agent_id": "helper", "run_id": None}
+
+
+def test_arguments_out_of_range_are_invalid_input_in_plain_words(memory: Memory) -> None:
+    async def run() -> list[Any]:
+        async with Client(build_server(memory, user_id="alice")) as client:
+            await client.call_tool("add_memory", {"messages": TURNS[:3]})
+            return [
+                await client.call_tool("search_memory", {"query": "dog", "k": 500}),
+                await client.call_tool("search_memory", {"query": "dog", "max_contexts": 0}),
+                await client.call_tool("search_memory", {"query": "dog", "k": "many"}),
+                await client.call_tool("update_memory", {"turn_id": "", "text": "x"}),
+            ]
+
+    too_many, zero, word, empty_id = asyncio.run(run())
+    texts = [r.content[0].text for r in (too_many, zero, word, empty_id)]
+    assert all(r.is_error for r in (too_many, zero, word, empty_id)), texts
+    assert all(t.startswith("invalid_input: ") and "\n" not in t and "pydantic" not in t for t in texts), texts
+    assert texts[0] == "invalid_input: search_memory: k: Input should be less than or equal to 200"
+    assert "max_contexts: Input should be greater than or equal to 1" in texts[1]
+    assert texts[2].startswith("invalid_input: search_memory: k: ") and "many" not in texts[2]

@@ -151,19 +151,19 @@ def test_events_and_usage(store: Store) -> None:
     events, matrix = store.event_matrix(A)
     assert events == [ev, ev2] and np.array_equal(matrix, vecs)
     assert store.event_matrix(B)[1].shape == (0, 2)
-    store.record_usage(A, {"extraction": Usage(calls=2, prompt_tokens=10, completion_tokens=5, seconds=1.0)})
+    store.record_usage(A, {"extraction": Usage(calls=2, prompt_tokens=10, completion_tokens=5, call_seconds=1.0)})
     store.record_usage(
         A,
         {
             "extraction": Usage(
-                calls=1, prompt_tokens=1, completion_tokens=1, seconds=0.5, cached_calls=1, failed_calls=1
+                calls=1, prompt_tokens=1, completion_tokens=1, call_seconds=0.5, cached_calls=1, failed_calls=1
             ),
             "events": Usage(calls=1),
         },
     )
     u = store.usage(A)
     assert u["extraction"] == Usage(
-        calls=3, prompt_tokens=11, completion_tokens=6, seconds=1.5, cached_calls=1, failed_calls=1
+        calls=3, prompt_tokens=11, completion_tokens=6, call_seconds=1.5, cached_calls=1, failed_calls=1
     )
     assert u["events"].calls == 1 and store.usage(B) == {}
 

@@ -19,16 +19,25 @@ from anchormem.errors import *  # noqa: F403 (the exception tree is light: no im
 
 __version__ = "0.1.0"
 
-__all__ = ["AsyncMemory", "Memory", "Scope", "SearchResult", "Settings", "__version__"]
+__all__ = ["AsyncClient", "AsyncMemory", "Client", "Memory", "Scope", "SearchResult", "Settings", "__version__"]
 __all__ += errors.__all__
 
 if TYPE_CHECKING:
     from anchormem.aio import AsyncMemory
+    from anchormem.client import AsyncClient, Client
     from anchormem.config import Settings
     from anchormem.memory import Memory
     from anchormem.model import Scope, SearchResult
 
-_LAZY = {"Memory": "memory", "AsyncMemory": "aio", "Settings": "config", "Scope": "model", "SearchResult": "model"}
+_LAZY = {
+    "Memory": "memory",
+    "AsyncMemory": "aio",
+    "Client": "client",
+    "AsyncClient": "client",
+    "Settings": "config",
+    "Scope": "model",
+    "SearchResult": "model",
+}
 
 
 def __getattr__(name: str) -> Any:  # lazy: importing anchormem loads nothing heavy

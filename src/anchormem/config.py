@@ -30,6 +30,7 @@ class LLMSettings:
     max_retries: int = 3
     concurrency: int = 4
     temperature: float = 0.0
+    ungrounded_facts: str = "drop"  # a fact its context does not support: "drop" or "keep" (counted either way)
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,8 @@ def _validate(s: Settings) -> None:
             "chunking.window and stride must be >= 1; chat_chars (0: the paper's windows only), passage_chars "
             "and paper_chars (0: no limit) >= 0"
         )
+    if s.llm is not None and s.llm.ungrounded_facts not in ("drop", "keep"):
+        raise ConfigError(f"llm.ungrounded_facts must be 'drop' or 'keep', got {s.llm.ungrounded_facts!r}")
     r = s.retrieval
     if min(r.k_facts, r.k_events + 1, r.max_contexts) < 1:
         raise ConfigError("retrieval.k_facts and max_contexts must be >= 1, k_events >= 0")

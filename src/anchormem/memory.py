@@ -16,6 +16,7 @@ from anchormem.ingest.ingester import Ingester, PendingAdd
 from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.precomputed import load_precomputed
 from anchormem.ingest.sources import Conversation, load_conversations, read_source
+from anchormem.lifecycle.full_disk import delete_on_full_disk
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.lifecycle.manager import Lifecycle
 from anchormem.llm.accounting import Accounting
@@ -38,6 +39,7 @@ from anchormem.model import (
 from anchormem.parts import GivenParts, Parts
 from anchormem.query.answer import read
 from anchormem.query.cache import SnapshotCache
+from anchormem.query.citations import cite
 from anchormem.query.filters import make_filters, restrict
 from anchormem.query.records import RECORD_KINDS, RecordKind, Records
 from anchormem.query.retrieve import RECIPES, query_vectors, retrieve
@@ -246,15 +248,16 @@ class Memory(Closeable):
 
     def answer(self, question: str, *, reader: LLM | None = None, **options: Unpack[SearchArgs]) -> Answer:
         """Answer from memory with the reader LLM (``reader``, else the configured LLM);
-        the answer cites the turn ids it drew on. The memories are those :meth:`search` returns for
-        the same scope, ``include_subscopes`` and filters. The reader's usage is stored for the scope
-        (phase ``answering`` of :meth:`stats`)."""
+        the answer cites the turn ids it drew on (when the reader cites none it was shown, the turns whose
+        words the answer uses; ``Answer.citation`` says which, or ``none``). The memories are those
+        :meth:`search` returns for the same scope, ``include_subscopes`` and filters. The reader's usage is
+        stored for the scope (phase ``answering`` of :meth:`stats`)."""
         scope = self._scope(options, "answer", SEARCH_KEYS)
         llm = reader or self._parts.require_llm("answering")
         memories = self.search(question, **options)
         call = self.accounting.child()
         try:
-            return read(call.wrap(llm, "answering"), question, memories)
+            return cite(read(call.wrap(llm, "answering"), question, memories))
         finally:
             used = call.used()
             if used:
@@ -334,7 +337,10 @@ class Memory(Closeable):
         turns of a touched session are re-cut into windows. ``all`` with only ``user_id``
         deletes every agent and run of that user. Exactly one target must be given.
         """
-        return self._lifecycle.delete(self._scope(scope, "delete"), session, turn, context, all)
+        where = self._scope(scope, "delete")
+        return delete_on_full_disk(
+            self._parts.store_file, lambda: self._lifecycle.delete(where, session, turn, context, all)
+        )
 
     def history(self, *, limit: int | None = None, **scope: Unpack[ScopeArgs]) -> list[HistoryEntry]:
         """The append-only record of changes to a memory (and its agent/run scopes), oldest first."""

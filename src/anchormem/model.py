@@ -237,18 +237,41 @@ class Answer:
     cited_turn_ids: tuple[str, ...]
     memories: SearchResult
     model: str | None = None
+    # where the cited ids come from: "reader" (it cited them), "matched" (mapped back from the answer's
+    # words, the reader cited none it was shown) or "none" (no shown turn holds the answer's words)
+    citation: str = "reader"
 
 
 @dataclass
 class Usage:
-    """Token and time accounting for one phase (paper Tables 2 and 4)."""
+    """Token and time accounting for one phase (paper Tables 2 and 4).
+
+    Tokens are counted apart by where the answer came from: ``prompt_tokens`` / ``completion_tokens``
+    were spent (the endpoint was called), ``cached_prompt_tokens`` / ``cached_completion_tokens`` belong
+    to calls answered from the response cache (nothing was spent; ``total_prompt_tokens`` is what the
+    method costs without a cache). Time too has two names: ``call_seconds`` sums every call's time, so
+    calls that ran side by side count once each; ``wall_seconds`` is the time during which at least
+    one call of the phase was running (what the phase added to the operation's elapsed time)."""
 
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    seconds: float = 0.0
+    call_seconds: float = 0.0
     cached_calls: int = 0
     failed_calls: int = 0
+    cached_prompt_tokens: int = 0
+    cached_completion_tokens: int = 0
+    wall_seconds: float = 0.0
+
+    @property
+    def total_prompt_tokens(self) -> int:
+        """Prompt tokens of every call, spent or answered from the cache."""
+        return self.prompt_tokens + self.cached_prompt_tokens
+
+    @property
+    def total_completion_tokens(self) -> int:
+        """Completion tokens of every call, spent or answered from the cache."""
+        return self.completion_tokens + self.cached_completion_tokens
 
     def add(self, other: Usage) -> None:
         for f in fields(self):
@@ -274,6 +297,7 @@ class IngestReport:
     extractions_failed: int = 0
     integrations_failed: int = 0
     extractions_recovered: int = 0  # contexts whose earlier extraction had failed and now succeeded
+    facts_ungrounded: int = 0  # LLM-extracted facts their context did not support (anchormem.ingest.grounding)
     contexts_superseded: int = 0  # partial windows replaced because their session grew
     llm_calls: int = 0
     seconds: float = 0.0
@@ -290,6 +314,7 @@ class Stats:
     pending_extractions: int
     failed_extractions: int
     usage: dict[str, Usage]
+    ungrounded_facts: int = 0  # LLM-extracted facts their context did not support (dropped unless kept)
 
 
 @dataclass

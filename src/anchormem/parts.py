@@ -6,6 +6,7 @@ settings say what to open. Nothing is opened before it is needed.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TypedDict, Unpack
 
 from anchormem.config import Settings
@@ -50,6 +51,14 @@ class Parts:
         if self._embedder is None:
             self._embedder = open_embedder(self.settings.embed)
         return self._embedder
+
+    @property
+    def store_file(self) -> Path | None:
+        """The SQLite file of the store (the one given, else the settings'), or None for a server store."""
+        where = getattr(self._store, "path", None) if self._store is not None else self.settings.store_location
+        if not isinstance(where, str) or "://" in where or where == ":memory:":
+            return None
+        return Path(where)
 
     @property
     def loaded_embedder(self) -> Embedder | None:

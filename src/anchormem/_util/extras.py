@@ -18,7 +18,7 @@ EXTRAS: dict[str, str] = {
     "postgres": "PostgreSQL stores (psycopg, psycopg-pool, pgvector)",
     "eval": "evaluation plots (matplotlib)",
     "torch": "the sentence-transformers runtime of MiniLM (torch, sentence-transformers)",
-    "langchain": "the LangChain/LangGraph integration (langchain-core)",
+    "langchain": "the LangChain/LangGraph integration (langchain-core, langgraph)",
     "openai-agents": "the OpenAI Agents SDK integration (openai-agents)",
 }
 

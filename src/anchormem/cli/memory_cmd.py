@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from anchormem.cli.common import flag, positive_int, scope_kwargs, subcommand, variant_option, with_memory
 from anchormem.cli.progress import Bars
+from anchormem.cli.remote import remote_options, via_server_or_local
 from anchormem.cli.search_options import narrowing_kwargs, narrowing_options
 from anchormem.errors import InputError
 from anchormem.wire.serialize import report_dict
 
 if TYPE_CHECKING:
+    from anchormem.client import Client
     from anchormem.memory import Memory
 
 KINDS = ("turns", "contexts", "facts", "events")
@@ -33,7 +35,9 @@ def register(sub: Any) -> None:
         flag(p, "--all-samples", help="add every LoCoMo sample, each as its own run (--run = sample id)")
         p.add_argument("--facts", help="precomputed facts JSONL (records with dia_ids and facts)")
         p.add_argument("--events", help="precomputed events JSONL (records with event and source_facts)")
-    with subcommand(sub, "search", "retrieve memories for a query, with provenance", with_memory(cmd_search)) as p:
+    with subcommand(
+        sub, "search", "retrieve memories for a query, with provenance", via_server_or_local(cmd_search)
+    ) as p:
         p.add_argument("query")
         p.add_argument("--k", type=positive_int, help=K_HELP)
         p.add_argument(
@@ -46,12 +50,14 @@ def register(sub: Any) -> None:
         )
         variant_option(p)
         narrowing_options(p)
+        remote_options(p)
     with subcommand(
-        sub, "answer", "answer a question from memory with the configured LLM", with_memory(cmd_answer)
+        sub, "answer", "answer a question from memory with the configured LLM", via_server_or_local(cmd_answer)
     ) as p:
         p.add_argument("question")
         p.add_argument("--k", type=positive_int, help=K_HELP)
         narrowing_options(p)
+        remote_options(p)
     with subcommand(sub, "stats", "counts of contexts, facts, events and LLM usage", with_memory(cmd_stats)):
         pass
     with subcommand(sub, "list", "list turns, contexts, facts or events of a memory", with_memory(cmd_list)) as p:
@@ -87,7 +93,7 @@ def cmd_add(mem: Memory, args: argparse.Namespace) -> Any:
     return report_dict(report)
 
 
-def cmd_search(mem: Memory, args: argparse.Namespace) -> Any:
+def cmd_search(mem: Memory | Client, args: argparse.Namespace) -> Any:
     return mem.search(
         args.query,
         k=args.k,
@@ -99,7 +105,7 @@ def cmd_search(mem: Memory, args: argparse.Namespace) -> Any:
     )
 
 
-def cmd_answer(mem: Memory, args: argparse.Namespace) -> Any:
+def cmd_answer(mem: Memory | Client, args: argparse.Namespace) -> Any:
     return mem.answer(args.question, k=args.k, **narrowing_kwargs(args), **scope_kwargs(args))
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from anchormem._util.extras import requires_extra
 from anchormem.cli.common import flag, open_memory, positive_int, store_options
+from anchormem.errors import ConfigError
 
 DEFAULT_PORT = 8420
 DEFAULT_MCP_PORT = 8421
@@ -17,7 +18,8 @@ DEFAULT_MCP_PORT = 8421
 
 def register(sub: Any) -> None:
     p = sub.add_parser("serve", help="run the REST API (FastAPI + uvicorn)")
-    p.add_argument("--keys", required=True, help="API keys file (create keys with: anchormem serve-key add)")
+    # not required by argparse: a core install is told first that the server extra is missing
+    p.add_argument("--keys", help="API keys file, required (create keys with: anchormem serve-key add)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument(
@@ -77,10 +79,16 @@ def cmd_serve(args: argparse.Namespace) -> Any:
         from anchormem.server.app import create_app
     from anchormem.server.keys import KeyRing
 
+    if not args.keys:
+        raise ConfigError(
+            "anchormem serve needs --keys FILE, the API keys it accepts "
+            "(create one with: anchormem serve-key add --keys FILE --user USER)"
+        )
     _log_to_stderr(args.log_level)
     keys = KeyRing(args.keys)
     memory = open_memory(args)
     try:
+        memory.store.ping()  # a store that cannot open (damaged, unreachable) says why before uvicorn starts
         app = create_app(
             memory, keys, max_body=args.max_body, background_turns=args.background_turns, job_concurrency=args.jobs
         )

@@ -14,7 +14,11 @@ def to_text(value: Any) -> str:
         return search_text(value)
     if isinstance(value, Answer):
         cites = ", ".join(value.cited_turn_ids) or "none"
-        return f"{value.text}\n  (cited turns: {cites}; model: {value.model})"
+        how = {
+            "matched": " (the reader cited none; these turns hold the answer's words)",
+            "none": " (the reader cited none, and no turn shown to it holds the answer's words)",
+        }.get(value.citation, "")
+        return f"{value.text}\n  (cited turns: {cites}{how}; model: {value.model})"
     if isinstance(value, Stats):
         return stats_text(value)
     if isinstance(value, list):
@@ -73,11 +77,18 @@ def search_text(result: SearchResult) -> str:
 def stats_text(s: Stats) -> str:
     lines = [
         f"turns {s.turns} in {s.sessions} sessions; contexts {s.contexts}; facts {s.facts}; events {s.events}",
-        f"extractions pending {s.pending_extractions}, failed {s.failed_extractions}",
+        f"extractions pending {s.pending_extractions}, failed {s.failed_extractions}; "
+        f"facts their context did not support {s.ungrounded_facts}",
     ]
     for phase, u in s.usage.items():
+        cached = (
+            f" (+ {u.cached_prompt_tokens} + {u.cached_completion_tokens} from the cache)"
+            if u.cached_prompt_tokens or u.cached_completion_tokens
+            else ""
+        )
         lines.append(
             f"{phase}: {u.calls} calls ({u.cached_calls} cached, {u.failed_calls} failed), "
-            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, {u.seconds:.1f} s"
+            f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens spent{cached}, "
+            f"wall time {u.wall_seconds:.1f} s, call time {u.call_seconds:.1f} s"
         )
     return "\n".join(lines)

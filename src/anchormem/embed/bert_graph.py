@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from anchormem.embed import onnx_proto as proto
 from anchormem.embed.safetensors_np import read_safetensors
 from anchormem.errors import EmbeddingError
 
@@ -78,18 +79,8 @@ def build_model_bytes(model_dir: Path) -> bytes:
     config = BertConfig.read(model_dir)
     weights = read_safetensors(model_dir / "model.safetensors")
     try:
-        from onnx import helper
-    except ImportError as exc:
-        raise EmbeddingError("building the MiniLM ONNX graph needs onnx: pip install onnx") from exc
-    try:
         graph = _Graph(weights, config).build()
-        model = helper.make_model(
-            graph,
-            opset_imports=[helper.make_opsetid("", OPSET)],
-            producer_name="anchormem",
-            ir_version=IR_VERSION,
-        )
-        data: bytes = model.SerializeToString()
+        data = proto.model(graph, opset=OPSET, ir_version=IR_VERSION, producer="anchormem")
     except KeyError as exc:
         raise EmbeddingError(f"{model_dir}/model.safetensors lacks the BERT weight {exc}") from exc
     return data
@@ -99,23 +90,16 @@ class _Graph:
     """Accumulates nodes and initializers; one method per BERT block."""
 
     def __init__(self, weights: dict[str, Array], config: BertConfig) -> None:
-        from onnx import helper, numpy_helper
-
-        self._helper = helper
-        self._numpy_helper = numpy_helper
         self._weights = {_strip_prefix(k): v for k, v in weights.items()}
         self._config = config
-        self._nodes: list[Any] = []
-        self._initializers: list[Any] = []
+        self._nodes: list[bytes] = []
+        self._initializers: dict[str, bytes] = {}
         self._count = 0
 
-    def build(self) -> Any:
-        helper = self._helper
-        from onnx import TensorProto
-
+    def build(self) -> bytes:
         c = self._config
         x = self._embeddings()
-        mask = self._op("Cast", ["attention_mask"], to=TensorProto.FLOAT)
+        mask = self._op("Cast", ["attention_mask"], to=proto.FLOAT)
         # [batch, 1, 1, seq]: 0 where a token is real, the lowest float where it is padding
         keep = self._op("Unsqueeze", [mask, self._const("axes12", np.array([1, 2], dtype=np.int64))])
         padding = self._op("Sub", [self._const("one", np.array(1.0, dtype=np.float32)), keep])
@@ -125,10 +109,10 @@ class _Graph:
             x = self._layer(i, x, bias)
         embedding = self._pool(x, mask)
         dims = ["batch", "sequence"]
-        inputs = [helper.make_tensor_value_info(name, TensorProto.INT64, dims) for name in INPUT_NAMES]
-        output = helper.make_tensor_value_info(OUTPUT_NAME, TensorProto.FLOAT, ["batch", c.hidden])
-        self._nodes.append(helper.make_node("Identity", [embedding], [OUTPUT_NAME]))
-        return helper.make_graph(self._nodes, "all-MiniLM-L6-v2", inputs, [output], initializer=self._initializers)
+        inputs = [proto.value_info(name, proto.INT64, dims) for name in INPUT_NAMES]
+        output = proto.value_info(OUTPUT_NAME, proto.FLOAT, ["batch", c.hidden])
+        self._nodes.append(proto.node("Identity", [embedding], [OUTPUT_NAME]))
+        return proto.graph(self._nodes, "all-MiniLM-L6-v2", inputs, [output], list(self._initializers.values()))
 
     def _embeddings(self) -> str:
         words = self._op("Gather", [self._weight("embeddings.word_embeddings.weight"), "input_ids"])
@@ -196,14 +180,14 @@ class _Graph:
         return self._const(name, np.asarray(self._weights[name], dtype=np.float32))
 
     def _const(self, name: str, value: Array) -> str:
-        if not any(t.name == name for t in self._initializers):
-            self._initializers.append(self._numpy_helper.from_array(np.ascontiguousarray(value), name))
+        if name not in self._initializers:
+            self._initializers[name] = proto.tensor(name, np.ascontiguousarray(value))
         return name
 
     def _op(self, op_type: str, inputs: list[str], **attributes: Any) -> str:
         self._count += 1
         output = f"{op_type.lower()}_{self._count}"
-        self._nodes.append(self._helper.make_node(op_type, inputs, [output], **attributes))
+        self._nodes.append(proto.node(op_type, inputs, [output], **attributes))
         return output
 
 

@@ -121,29 +121,29 @@ class Report:
     def _cost_table(self) -> list[str]:
         rows = [
             "| Phase | Component | Prompt (k) | Completion (k) | Total (k) | Calls | Cached | Failed "
-            "| Total time (s) | Avg time (s) |",
+            "| Call time (s) | Avg time (s) |",
             "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for phase, component, key in PHASES:
             u = self.cost.get(key, Usage())
-            avg = f"{u.seconds / u.calls:.3f}" if key in ONLINE and u.calls else "-"
+            avg = f"{u.call_seconds / u.calls:.3f}" if key in ONLINE and u.calls else "-"
             tokens = (
-                u.prompt_tokens / 1000,
-                u.completion_tokens / 1000,
-                (u.prompt_tokens + u.completion_tokens) / 1000,
+                u.total_prompt_tokens / 1000,
+                u.total_completion_tokens / 1000,
+                (u.total_prompt_tokens + u.total_completion_tokens) / 1000,
             )
             rows.append(
                 f"| {phase} | {component} | "
                 + " | ".join(f"{t:,.2f}" for t in tokens)
-                + f" | {u.calls:,} | {u.cached_calls:,} | {u.failed_calls:,} | {u.seconds:,.2f} "
+                + f" | {u.calls:,} | {u.cached_calls:,} | {u.failed_calls:,} | {u.call_seconds:,.2f} "
                 f"| {avg} |"
             )
         wall = sum(s.ingest_seconds for s in self.aeg.values())
         rows += [
             "",
             f"Ingest wall time of this run (embedding and store included): {wall:,.1f} s. Token "
-            "counts include calls answered from the LLM cache (the 'Cached' column); LLM times are time "
-            "spent waiting for the model.",
+            "counts are the method's cost: they include calls answered from the LLM cache (the 'Cached' "
+            "column); the call time sums each call's wait for the model (concurrent calls each count).",
         ]
         return rows
 
@@ -352,6 +352,7 @@ class ResultsFile:
 
 
 _USAGE_FIELDS = tuple(f.name for f in fields(Usage))
+_RENAMED = {"seconds": "call_seconds"}  # usage files written before call and wall time were told apart
 
 
 def load_usage(path: Path) -> dict[str, Usage]:
@@ -361,7 +362,8 @@ def load_usage(path: Path) -> dict[str, Usage]:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
         return {
-            phase: Usage(**{k: v for k, v in values.items() if k in _USAGE_FIELDS}) for phase, values in raw.items()
+            phase: Usage(**{_RENAMED.get(k, k): v for k, v in values.items() if _RENAMED.get(k, k) in _USAGE_FIELDS})
+            for phase, values in raw.items()
         }
     except (OSError, ValueError, TypeError, AttributeError) as exc:
         raise InputError(f"cannot read {path}: {exc}; delete it to reset the query cost") from exc

@@ -95,6 +95,7 @@ class Ingester:
             concurrency=settings.llm.concurrency if settings.llm else 1,
             progress=progress or (lambda *_: None),
             chunking=settings.chunking,
+            ungrounded=settings.llm.ungrounded_facts if settings.llm else "drop",
             forget_cached=(lambda texts: forget_cached(self._parts.response_cache(), texts))
             if llm is not None
             else None,

@@ -26,6 +26,7 @@ from anchormem.embed.protocol import Embedder
 from anchormem.errors import LLMError, LLMUnavailableError
 from anchormem.ingest.chunk import chunk_session
 from anchormem.ingest.extract import extract_offline, extract_with_llm, make_facts
+from anchormem.ingest.grounding import ground
 from anchormem.ingest.integrate import attach_events, extractive_event, integrate_with_llm, mean_vectors
 from anchormem.ingest.link import Cluster, build_clusters
 from anchormem.ingest.parallel import run_bounded
@@ -85,6 +86,8 @@ class IngestPipeline:
     # drops cached LLM exchanges holding these texts: an extraction answered for a context that another
     # process deleted meanwhile must not stay in the response cache (None: nothing is cached)
     forget_cached: Callable[[Sequence[str]], object] | None = None
+    ungrounded: str = "drop"  # what to do with LLM facts their context does not support (ingest.grounding)
+    _ungrounded: dict[str, int] = field(default_factory=dict, init=False, repr=False)  # context id -> count
 
     def run(self, scope: Scope, turns: Sequence[Turn], pre: Precomputed | None = None) -> IngestReport:
         started = time.perf_counter()
@@ -191,7 +194,8 @@ class IngestPipeline:
         out: list[Extraction] = []
         row = 0
         for context, facts in batch:
-            out.append(Extraction(context.id, facts, vectors[row : row + len(facts)]))
+            bad = self._ungrounded.pop(context.id, 0)
+            out.append(Extraction(context.id, facts, vectors[row : row + len(facts)], ungrounded=bad))
             row += len(facts)
         return self.store.save_extractions(scope, out)
 
@@ -223,7 +227,10 @@ class IngestPipeline:
                     report.extractions_failed += 1
                     self.store.mark_failed(scope, context.id, f"{type(result).__name__}: {result}")
                 else:
-                    buffer.append((context, make_facts(context, result, "llm")))
+                    kept, bad = ground(result, context.text, self.ungrounded)
+                    report.facts_ungrounded += bad
+                    self._ungrounded[context.id] = bad
+                    buffer.append((context, make_facts(context, kept, "llm")))
                 if len(buffer) >= SAVE_EVERY:
                     report.facts_added += self._save_extracted(scope, buffer)
                     buffer = []

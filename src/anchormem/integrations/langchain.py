@@ -9,15 +9,8 @@
   they are made, or read per call from ``config["configurable"]["user_id"]``, as LangGraph passes it;
   the model never chooses it.
 
-Why no LangGraph ``BaseStore``: a ``BaseStore`` is a key-value document store. The application
-writes a JSON value of its own shape under a key it picks (``store.put(("users", "42"), "prefs",
-{"food": "pizza"})``), reads that value back unchanged, overwrites it by key and lists namespaces.
-anchormem keeps something else: a conversation, stored once and never rewritten, from which it
-derives contexts, facts and events itself; a search returns the original words around the facts,
-not the values written. An adapter would have to store arbitrary JSON beside the memory (a second
-store the method does not use) or turn ``put`` into "add a message" and ``get`` into nothing
-useful. So graphs read memory through the retriever or the tools, and write to it by adding the
-conversation (``memory.add(messages, user_id=...)`` in a node, as the example does).
+LangGraph's ``BaseStore`` is :class:`anchormem.integrations.langgraph_store.AnchorMemStore`: each item is
+one message of the memory, its value kept beside it, and ``search(query=...)`` is an anchormem search.
 
 Every function here works over a ``Memory``, ``AsyncMemory``, ``Client`` or ``AsyncClient``; the
 async-only ones need the async calls (``ainvoke``).

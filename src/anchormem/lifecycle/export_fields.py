@@ -35,6 +35,8 @@ def vector(rec: Mapping[str, Any], place: str, dim: int) -> np.ndarray:
     values = np.frombuffer(data, dtype="<f4").astype(np.float32)
     if not np.isfinite(values).all():
         raise InputError(f"{place}: 'vector' holds NaN or infinite values")
+    if not values.any():
+        raise InputError(f"{place}: 'vector' is all zeros (no embedder gives that; no search could find this record)")
     return values
 
 

@@ -34,6 +34,7 @@ from anchormem.wire.validation import (
 FORMAT = "anchormem-export"
 VERSION = 1
 _STATUSES = ("pending", "done", "failed")
+_NEWER_COUNTS = ("cached_prompt_tokens", "cached_completion_tokens")  # usage fields an old export lacks
 
 
 def export_records(store: Store, scopes: Iterable[Scope], embedder: str | None, dim: int) -> Iterator[dict[str, Any]]:
@@ -45,7 +46,14 @@ def export_records(store: Store, scopes: Iterable[Scope], embedder: str | None, 
         states = {s.context_id: s for s in store.extraction_states(scope)}
         for c in store.contexts(scope):
             st = states.get(c.id, ExtractionState(c.id, "pending"))
-            yield {"type": "context", **_plain(c), "status": st.status, "error": st.error, "attempts": st.attempts}
+            yield {
+                "type": "context",
+                **_plain(c),
+                "status": st.status,
+                "error": st.error,
+                "attempts": st.attempts,
+                "ungrounded": st.ungrounded,
+            }
         unlinked = set(store.unlinked_facts(scope))
         facts, fvecs = store.fact_matrix(scope)
         for f, v in zip(facts, fvecs, strict=True):
@@ -83,6 +91,7 @@ class ScopePlan:
     event_vectors: list[np.ndarray] = field(default_factory=list)
     usage: dict[str, Usage] = field(default_factory=dict)
     history: list[tuple[float, str, dict[str, Any]]] = field(default_factory=list)
+    turn_places: dict[str, str] = field(default_factory=dict)  # turn id -> "record N", for messages
 
 
 @dataclass
@@ -90,6 +99,50 @@ class ImportPlan:
     embedder: str | None
     dim: int
     scopes: list[ScopePlan]
+
+
+def _names(record: type, *more: str) -> frozenset[str]:
+    return frozenset(("type", *(f.name for f in fields(record)), *more))
+
+
+FIELDS: dict[str, frozenset[str]] = {
+    "header": frozenset(("type", "format", "version", "embedder", "dim")),
+    "scope": frozenset(("type", "user_id", "agent_id", "run_id")),
+    "turn": _names(Turn),
+    "context": _names(Context, "status", "error", "attempts", "ungrounded"),
+    "fact": _names(Fact, "linked", "vector"),
+    "event": _names(Event, "vector"),
+    "usage": _names(Usage, "phase", "seconds"),  # "seconds": the call time of an export of an earlier version
+    "history": frozenset(("type", "timestamp", "op", "detail")),
+}
+"""The fields each record type may hold; any other is refused (a typo or a crafted field would else
+be dropped without a word)."""
+
+
+def _known_fields(rec: Mapping[str, Any], kind: Any, place: str) -> None:
+    allowed = FIELDS.get(kind) if isinstance(kind, str) else None
+    if allowed is None:
+        return  # an unknown record type is refused where it is read
+    unknown = sorted(str(k) for k in rec if k not in allowed)
+    if unknown:
+        raise InputError(
+            f"{place}: unknown field{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown[:5]))} in a "
+            f"{kind} record (known: {', '.join(sorted(allowed))})"
+        )
+
+
+def _every_turn_in_a_context(plan: ImportPlan) -> None:
+    """Refuse turns that no context holds: the next add would derive them all (chunk, extract, embed),
+    so a one-message add would take minutes; an export holds the contexts of every turn."""
+    for sp in plan.scopes:
+        held = {tid for c in sp.contexts for tid in c.turn_ids}
+        loose = [t for t in sp.turns if t.id not in held]
+        if loose:
+            raise InputError(
+                f"{sp.turn_places[loose[0].id]}: turn {loose[0].id!r} of {describe(sp.scope)} is in no context "
+                f"({len(loose)} such turns): an export holds every turn's contexts. To load bare messages, add "
+                "them instead (anchormem add FILE, or Memory.add): that derives contexts and facts as it goes"
+            )
 
 
 def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
@@ -103,6 +156,7 @@ def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
         if not isinstance(rec, Mapping):
             raise InputError(f"{place}: expected an object, got {type(rec).__name__}")
         kind = rec.get("type")
+        _known_fields(rec, kind, place)
         if header is None:
             if kind != "header" or rec.get("format") != FORMAT:
                 raise InputError(f"{place}: not an anchormem export (the first record must be its header)")
@@ -130,6 +184,7 @@ def parse_records(records: Iterable[Mapping[str, Any]]) -> ImportPlan:
         raise InputError("the export is empty")
     if header.embedder is None and any(sp.facts or sp.events for sp in header.scopes):
         raise InputError("record 1 (header): 'embedder' is null, but the export holds fact and event vectors")
+    _every_turn_in_a_context(header)
     return header
 
 
@@ -152,6 +207,7 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
                 metadata=read.opt_object(rec, "metadata", place),
             )
         )
+        plan.turn_places[rid] = place
     elif kind == "context":
         turn_ids = read.labels(rec, "turn_ids", place)
         read.known(turn_ids, ids["turn"], "turn", place)
@@ -170,7 +226,13 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
             )
         )
         plan.states.append(
-            ExtractionState(rid, status, read.opt_text(rec, "error", place), read.integer(rec, "attempts", place))
+            ExtractionState(
+                rid,
+                status,
+                read.opt_text(rec, "error", place),
+                read.integer(rec, "attempts", place),
+                read.count(rec, "ungrounded", place) if "ungrounded" in rec else 0,
+            )
         )
     elif kind == "fact":
         context_id = read.text(rec, "context_id", place)
@@ -194,14 +256,21 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
         plan.event_vectors.append(read.vector(rec, place, dim))
     elif kind == "usage":
         phase = read.text(rec, "phase", place)
-        plan.usage[phase] = Usage(
+        usage = Usage(
             calls=read.count(rec, "calls", place),
             prompt_tokens=read.count(rec, "prompt_tokens", place),
             completion_tokens=read.count(rec, "completion_tokens", place),
-            seconds=read.number(rec, "seconds", place),
+            # "seconds": an export written before call and wall time were told apart
+            call_seconds=read.number(rec, "call_seconds" if "call_seconds" in rec else "seconds", place),
             cached_calls=read.count(rec, "cached_calls", place),
             failed_calls=read.count(rec, "failed_calls", place),
         )
+        for name in _NEWER_COUNTS:
+            if name in rec:
+                setattr(usage, name, read.count(rec, name, place))
+        if "wall_seconds" in rec:
+            usage.wall_seconds = read.number(rec, "wall_seconds", place)
+        plan.usage[phase] = usage
     elif kind == "history":
         detail = rec.get("detail")
         if not isinstance(detail, Mapping):

@@ -19,14 +19,17 @@ from anchormem.model import Usage
 class Accounting:
     """Thread-safe usage counters, one :class:`~anchormem.model.Usage` per phase.
 
-    Token counts include calls answered from the response cache (they are the cost of
-    the method; ``cached_calls`` says how many of the calls were free). ``seconds`` is
-    wall time spent waiting, failed calls included.
+    Tokens of calls answered from the response cache are counted apart from spent ones
+    (``cached_prompt_tokens``, ``cached_completion_tokens``; ``cached_calls`` says how many calls were
+    free). ``call_seconds`` sums the time of every call, failed ones included; ``wall_seconds`` is the
+    time during which at least one call of the phase ran, measured by each accounting for the calls it
+    sees (an operation's own, or the whole process's), so concurrent calls count once.
     """
 
     def __init__(self, parent: Accounting | None = None) -> None:
         self._lock = threading.Lock()
         self._phases: dict[str, Usage] = {}
+        self._running: dict[str, tuple[int, float]] = {}  # phase -> (calls running now, since when)
         self.parent = parent
 
     def child(self) -> Accounting:
@@ -37,20 +40,43 @@ class Accounting:
         """An LLM that forwards to ``llm`` and records every call under ``phase``."""
         return AccountedLLM(llm, self, phase)
 
+    def begin(self, phase: str) -> None:
+        """A call of ``phase`` starts (pair it with :meth:`record`): the phase's wall clock runs from the
+        first of the calls running at once to the end of the last."""
+        now = time.monotonic()
+        with self._lock:
+            running, since = self._running.get(phase, (0, now))
+            self._running[phase] = (running + 1, since if running else now)
+        if self.parent is not None:
+            self.parent.begin(phase)
+
     def record(self, phase: str, completion: Completion | None, seconds: float) -> None:
-        """Record one call; ``completion=None`` records a failed call."""
-        one = Usage(calls=1, seconds=seconds)
+        """Record one call that took ``seconds``; ``completion=None`` records a failed call. After
+        :meth:`begin` it also ends that call on the phase's wall clock."""
+        one = Usage(calls=1, call_seconds=seconds)
         if completion is None:
             one.failed_calls = 1
+        elif completion.cached:
+            one.cached_calls = 1
+            one.cached_prompt_tokens = completion.prompt_tokens
+            one.cached_completion_tokens = completion.completion_tokens
         else:
             one.prompt_tokens = completion.prompt_tokens
             one.completion_tokens = completion.completion_tokens
-            one.cached_calls = 1 if completion.cached else 0
         self._add(phase, one)
 
     def _add(self, phase: str, one: Usage) -> None:
+        now = time.monotonic()
         with self._lock:
-            self._phases.setdefault(phase, Usage()).add(one)
+            usage = self._phases.setdefault(phase, Usage())
+            usage.add(one)
+            running, since = self._running.pop(phase, (0, now))
+            if running > 1:
+                self._running[phase] = (running - 1, since)
+            elif running == 1:
+                usage.wall_seconds += now - since
+            else:  # recorded without begin(): its own time is all the wall clock knows
+                usage.wall_seconds += one.call_seconds
         if self.parent is not None:
             self.parent._add(phase, one)
 
@@ -92,6 +118,7 @@ class AccountedLLM:
         return self._inner.model
 
     def complete(self, messages: list[Message], params: CompletionParams | None = None) -> Completion:
+        self._accounting.begin(self.phase)
         started = time.monotonic()
         try:
             completion = self._inner.complete(messages, params)

@@ -59,6 +59,7 @@ class Records:
             pending_extractions=sum(s.status == "pending" for s in states),
             failed_extractions=sum(s.status == "failed" for s in states),
             usage=store.usage(scope),
+            ungrounded_facts=sum(s.ungrounded for s in states),
         )
 
     def existing(self, scope: Scope) -> Scope:

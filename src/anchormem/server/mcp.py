@@ -21,7 +21,7 @@ import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import Field, WithJsonSchema
+from pydantic import Field, ValidationError, WithJsonSchema
 
 from anchormem import __version__
 from anchormem.errors import AnchorMemError
@@ -185,7 +185,22 @@ class StrictServer(MCPServer[Any]):
         missing = [a for a in tool.input_schema.get("required", ()) if a not in arguments] if tool else []
         if missing:
             raise ToolError(f"invalid_input: {name} needs the argument {', '.join(map(repr, missing))}")
-        return await super().call_tool(name, arguments, context)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):  # an argument out of its range or of the wrong type
+                raise ToolError(f"invalid_input: {name}: {argument_errors(exc.__cause__)}") from exc.__cause__
+            raise
+
+
+def argument_errors(exc: ValidationError) -> str:
+    """Pydantic's findings in one line, by argument ("k: Input should be less than or equal to 200"),
+    without the values given (they are the caller's data)."""
+    found = []
+    for err in exc.errors(include_url=False, include_input=False):
+        where = ".".join(str(part) for part in err["loc"]) or "arguments"
+        found.append(f"{where}: {err['msg']}")
+    return "; ".join(dict.fromkeys(found))
 
 
 def build_server(
@@ -287,7 +302,8 @@ def build_server(
         )
         async def answer_question(question: Question, k: K = None) -> dict[str, Any]:
             answer = await _call(memory.answer, question, k=k, **where)
-            return {"answer": answer.text, "cited_turn_ids": list(answer.cited_turn_ids), "model": answer.model}
+            cited = list(answer.cited_turn_ids)
+            return {"answer": answer.text, "cited_turn_ids": cited, "citation": answer.citation, "model": answer.model}
 
     @server.tool(
         description="Correct what one stored turn says, when the user asks to fix something said earlier (a "

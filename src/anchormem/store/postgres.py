@@ -122,6 +122,10 @@ class PgConnection:
         try:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         except self.errors as exc:
+            # several processes opening a fresh database at once: the losers of the race get a unique
+            # violation although the extension now exists
+            if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
+                return
             raise StoreError(
                 f"the pgvector extension is missing on {self.where} and cannot be created "
                 f"(run CREATE EXTENSION vector as a superuser): {exc}"
@@ -151,6 +155,12 @@ class PgConnection:
     def ping(self) -> None:
         with self.pool.connection() as conn:
             conn.execute("SELECT 1").fetchone()
+
+    def describe(self, exc: BaseException) -> str:
+        return str(exc)
+
+    def integrity(self) -> list[str] | None:
+        return None  # no page check built in (amcheck, pg_checksums are the server's tools)
 
     def error_class(self, exc: BaseException) -> type[StoreError]:
         from psycopg_pool import PoolTimeout

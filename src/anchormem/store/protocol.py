@@ -27,6 +27,7 @@ class ExtractionState:
     status: str  # "pending" | "done" | "failed"
     error: str | None = None
     attempts: int = 0
+    ungrounded: int = 0  # extracted facts its text did not support (see anchormem.ingest.grounding)
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class Extraction:
     context_id: str
     facts: Sequence[Fact]
     vectors: Matrix
+    ungrounded: int = 0  # facts the LLM gave that the context did not support (dropped or kept)
 
 
 @dataclass(frozen=True)

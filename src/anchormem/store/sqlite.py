@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from anchormem.errors import StoreError, StoreFullError
+from anchormem.store import reserve
 from anchormem.store.protocol import Matrix
 from anchormem.store.sql.core import SQLStore
 from anchormem.store.sql.dialect import Dialect
@@ -64,7 +65,8 @@ SQLITE = Dialect(
 class SQLiteConnection:
     """One sqlite3 connection in autocommit mode with explicit ``BEGIN IMMEDIATE`` transactions."""
 
-    errors: tuple[type[BaseException], ...] = (sqlite3.Error, OverflowError)  # OverflowError: an int too large
+    # OverflowError: an int too large; UnicodeDecodeError: a message of SQLite's that is not UTF-8 (see describe)
+    errors: tuple[type[BaseException], ...] = (sqlite3.Error, OverflowError, UnicodeDecodeError)
 
     def __init__(self, path: str | Path, timeout: float = 30.0, *, create_parent: bool = False) -> None:
         self.where = str(path)
@@ -86,8 +88,18 @@ class SQLiteConnection:
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA secure_delete = ON")  # deleted rows are zeroed, not left in free pages
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open store {self.where}: {exc}") from exc
+        except self.errors as exc:
+            if getattr(self, "db", None) is not None:
+                with suppress(sqlite3.Error):
+                    self.db.close()
+            if not memory and no_room(self.where):
+                raise StoreFullError(
+                    f"cannot open store {self.where}: its disk is full (SQLite needs room for its -wal and -shm "
+                    f"files): {describe(exc)}"
+                ) from exc
+            raise StoreError(f"cannot open store {self.where}: {describe(exc)}") from exc
+        if not memory:
+            reserve.ensure(file)  # room for a delete on a full disk (see anchormem.store.reserve)
         self._memory = memory
         self._timeout_ms = int(timeout * 1000)
         self.wal_pending = False  # a truncation of the WAL that readers kept busy, to try again
@@ -119,6 +131,12 @@ class SQLiteConnection:
     def ping(self) -> None:
         self.db.execute("SELECT 1").fetchone()
 
+    def describe(self, exc: BaseException) -> str:
+        return describe(exc)
+
+    def integrity(self) -> list[str] | None:
+        return [str(r[0]) for r in self.db.execute("PRAGMA integrity_check(20)").fetchall()]
+
     def error_class(self, exc: BaseException) -> type[StoreError]:
         code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
         if code == sqlite3.SQLITE_FULL or (code == sqlite3.SQLITE_IOERR and not self._memory and no_room(self.where)):
@@ -139,6 +157,29 @@ class SQLiteConnection:
             with suppress(sqlite3.Error):
                 self._truncate_wal()
         self.db.close()
+
+
+DAMAGED = (
+    "the file is damaged: `anchormem maintenance check` reports what is wrong; restore a backup or re-import an export"
+)
+
+
+def describe(exc: BaseException) -> str:
+    """SQLite's message for ``exc``, readable whatever it holds.
+
+    On a damaged file SQLite quotes what it could not parse ("malformed database schema (x) - unrecognized
+    token: ...") and that may be bytes that are not UTF-8: Python's sqlite3 then raises a
+    ``UnicodeDecodeError`` in place of the error; its ``object`` is the message, decoded here with
+    replacement characters. A message of a damaged file says what to do."""
+    if isinstance(exc, UnicodeDecodeError):
+        raw = exc.object if isinstance(exc.object, bytes) else bytes(exc.object)
+        text = raw.decode("utf-8", "replace").replace("\ufffd", "?")
+        return f"{text} ({DAMAGED})"
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    text = str(exc)
+    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in text:
+        return f"{text} ({DAMAGED})"
+    return text
 
 
 ROOM = 1 << 20  # bytes a write may still need: less free space than this (or file size under a limit) is full

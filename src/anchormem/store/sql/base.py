@@ -14,6 +14,8 @@ from typing import Any
 from anchormem.errors import StoreError, StoreFullError
 from anchormem.model import Scope
 from anchormem.store.sql import integrity
+from anchormem.store.sql.check import CheckReport
+from anchormem.store.sql.check import check as check_store
 from anchormem.store.sql.dialect import Connection, Cursor, Dialect
 from anchormem.store.sql.keys import sk as _sk
 from anchormem.store.sql.migrations import split_sql
@@ -76,7 +78,7 @@ class SQLBase:
         kind = self._conn.error_class(exc)
         if kind is StoreFullError:
             return kind(f"{what} on {self.path}: the disk or the store's size limit is full; nothing of it was stored")
-        return kind(f"{what} on {self.path}: {exc}")
+        return kind(f"{what} on {self.path}: {self._conn.describe(exc)}")
 
     def _q(self, sql: str, params: Sequence[object] = (), *, binary: bool = False) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -131,3 +133,13 @@ class SQLBase:
                 self._conn.scrub(full)
             except self._conn.errors as exc:
                 raise self._error("scrub failed", exc) from exc
+
+    def check(self) -> CheckReport:
+        """Check the store is whole (the database's own check, then the store's invariants; see
+        :mod:`~anchormem.store.sql.check`); reads only, repairs nothing."""
+        with self._lock:
+            try:
+                findings = self._conn.integrity()
+            except self._conn.errors as exc:
+                raise self._error("integrity check failed", exc) from exc
+        return check_store(self._q, self.path, findings, [name for name, _ in self.dialect.migrations])

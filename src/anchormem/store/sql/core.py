@@ -28,7 +28,7 @@ from anchormem.store.sql import integrity
 from anchormem.store.sql import lifecycle as life
 from anchormem.store.sql import requests as saved
 from anchormem.store.sql.base import SQLBase
-from anchormem.store.sql.dialect import Cursor
+from anchormem.store.sql.dialect import Cursor, decoder
 from anchormem.store.sql.keys import SCOPE as _SCOPE
 from anchormem.store.sql.keys import SCOPE_COLUMNS as _SCOPE_COLS
 from anchormem.store.sql.keys import sk as _sk
@@ -37,7 +37,19 @@ T = TypeVar("T")
 Ids = Sequence[str]
 
 _EVENT_COLUMNS = "id, text, fact_ids, source"
-_USAGE = ("calls", "prompt_tokens", "completion_tokens", "seconds", "cached_calls", "failed_calls")
+# the usage table's columns, and the Usage field each holds ("seconds" is the summed call time)
+_USAGE = (
+    "calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "seconds",
+    "cached_calls",
+    "failed_calls",
+    "cached_prompt_tokens",
+    "cached_completion_tokens",
+    "wall_seconds",
+)
+_USAGE_FIELDS = tuple("call_seconds" if c == "seconds" else c for c in _USAGE)
 
 
 _TURN_INSERT = (
@@ -55,6 +67,7 @@ def _turn_row(t: Turn, now: float) -> tuple[object, ...]:
     return (t.id, t.session, t.position, t.speaker, t.text, t.timestamp, t.image_caption, t.time_given, meta, now)
 
 
+@decoder
 def _turn(row: Sequence[Any]) -> Turn:
     tid, session, position, speaker, text, timestamp, caption, given, meta = row
     metadata = json.loads(meta) if meta is not None else None
@@ -66,6 +79,7 @@ def _context_row(c: Context, now: float) -> tuple[object, ...]:
     return (c.id, c.session, c.position, json.dumps(list(c.turn_ids)), c.date, c.text, offsets, now)
 
 
+@decoder
 def _context(r: Sequence[Any]) -> Context:
     offsets = tuple((int(a), int(b)) for a, b in json.loads(r[6])) if r[6] else ()
     return Context(
@@ -73,8 +87,14 @@ def _context(r: Sequence[Any]) -> Context:
     )
 
 
+@decoder
 def _event(r: Sequence[Any]) -> Event:
     return Event(id=r[0], text=r[1], fact_ids=tuple(json.loads(r[2])), source=r[3])
+
+
+@decoder
+def _usage(r: Sequence[Any]) -> Usage:
+    return Usage(**dict(zip(_USAGE_FIELDS, r, strict=True)))
 
 
 class SQLStore(SQLBase):
@@ -89,11 +109,13 @@ class SQLStore(SQLBase):
             _sk(scope),
         )
 
+    @decoder
     def _matrix(self, values: list[Any]) -> Matrix:
         if not values:
             return np.zeros((0, self._dim()), dtype=np.float32)
         return self.dialect.decode(values)
 
+    @decoder
     def _dim(self) -> int:
         value = self.get_meta("embedder_dim")
         return int(value) if value else 0
@@ -187,7 +209,8 @@ class SQLStore(SQLBase):
 
     def extraction_states(self, scope: Scope) -> list[ExtractionState]:
         rows = self._q(
-            f"SELECT id, status, error, attempts FROM contexts WHERE {_SCOPE} ORDER BY {self.dialect.order}",
+            f"SELECT id, status, error, attempts, ungrounded FROM contexts WHERE {_SCOPE} "
+            f"ORDER BY {self.dialect.order}",
             _sk(scope),
         )
         return [ExtractionState(*r) for r in rows]
@@ -218,8 +241,9 @@ class SQLStore(SQLBase):
                 rows,
             )
             cur.executemany(
-                f"UPDATE contexts SET status = 'done', error = NULL, attempts = attempts + 1 WHERE {_SCOPE} AND id = ?",
-                [(*sk, ex.context_id) for ex in extractions if ex.context_id in held],
+                "UPDATE contexts SET status = 'done', error = NULL, attempts = attempts + 1, ungrounded = ? "
+                f"WHERE {_SCOPE} AND id = ?",
+                [(ex.ungrounded, *sk, ex.context_id) for ex in extractions if ex.context_id in held],
             )
             if held:
                 self._bump(cur, scope)
@@ -288,14 +312,14 @@ class SQLStore(SQLBase):
         add = ", ".join(f"{c} = usage.{c} + excluded.{c}" for c in _USAGE)
         with self._tx() as cur:
             cur.executemany(
-                f"INSERT INTO usage ({_SCOPE_COLS}, phase, {', '.join(_USAGE)}) VALUES (?,?,?,?,?,?,?,?,?,?) "
-                f"ON CONFLICT ({_SCOPE_COLS}, phase) DO UPDATE SET {add}",
-                [(*_sk(scope), phase, *(getattr(u, c) for c in _USAGE)) for phase, u in usage.items()],
+                f"INSERT INTO usage ({_SCOPE_COLS}, phase, {', '.join(_USAGE)}) "
+                f"VALUES ({', '.join('?' * (4 + len(_USAGE)))}) ON CONFLICT ({_SCOPE_COLS}, phase) DO UPDATE SET {add}",
+                [(*_sk(scope), phase, *(getattr(u, c) for c in _USAGE_FIELDS)) for phase, u in usage.items()],
             )
 
     def usage(self, scope: Scope) -> dict[str, Usage]:
         rows = self._q(f"SELECT phase, {', '.join(_USAGE)} FROM usage WHERE {_SCOPE} ORDER BY phase", _sk(scope))
-        return {r[0]: Usage(*r[1:]) for r in rows}
+        return {r[0]: _usage(r[1:]) for r in rows}
 
     # -- lifecycle: deletion, linking state, restored extraction state, history (see lifecycle) ------
 
@@ -346,8 +370,8 @@ class SQLStore(SQLBase):
     def restore_states(self, scope: Scope, states: Sequence[ExtractionState]) -> None:
         with self._tx(scope=scope) as cur:
             cur.executemany(
-                f"UPDATE contexts SET status = ?, error = ?, attempts = ? WHERE {_SCOPE} AND id = ?",
-                [(s.status, s.error, s.attempts, *_sk(scope), s.context_id) for s in states],
+                f"UPDATE contexts SET status = ?, error = ?, attempts = ?, ungrounded = ? WHERE {_SCOPE} AND id = ?",
+                [(s.status, s.error, s.attempts, s.ungrounded, *_sk(scope), s.context_id) for s in states],
             )
             self._bump(cur, scope)
 

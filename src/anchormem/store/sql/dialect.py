@@ -8,16 +8,37 @@ and runs them through a :class:`Cursor`, which maps them to the driver's.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 import numpy as np
 
 from anchormem.errors import StoreError
 from anchormem.store.protocol import Matrix
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+DAMAGED_ROW = "the store's file may be damaged: `anchormem maintenance check` reports what is wrong"
+
+
+def decoder(fn: Callable[P, R]) -> Callable[P, R]:
+    """A row decoder whose failure is a :class:`StoreError`: the database hands back what was written,
+    unless its file is damaged in a way its own checks missed (a JSON list cut short, a vector blob of
+    another length, a number where text was)."""
+
+    @functools.wraps(fn)
+    def decode(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            raise StoreError(f"a stored row cannot be read ({type(exc).__name__}: {exc}); {DAMAGED_ROW}") from exc
+
+    return decode
 
 
 @dataclass(frozen=True)
@@ -75,6 +96,10 @@ class Connection(Protocol):
         """Raise one of :attr:`errors` unless the database answers a trivial query now."""
         ...
 
+    def describe(self, exc: BaseException) -> str:
+        """The driver's message for ``exc`` (one of :attr:`errors`), readable whatever bytes it holds."""
+        ...
+
     def error_class(self, exc: BaseException) -> type[StoreError]:
         """The anchormem error that ``exc`` (one of :attr:`errors`) is: :class:`StoreFullError` when the disk
         or the store's size limit is full, :class:`StoreUnavailableError` when the database cannot be
@@ -82,6 +107,10 @@ class Connection(Protocol):
         ...
 
     def scrub(self, full: bool) -> None: ...
+
+    def integrity(self) -> list[str] | None:
+        """The database's own check of its files (``["ok"]`` when whole), or ``None`` when it has none."""
+        ...
 
     def close(self) -> None: ...
 

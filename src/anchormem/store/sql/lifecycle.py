@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from anchormem.model import HistoryEntry, Scope
-from anchormem.store.sql.dialect import Cursor
+from anchormem.store.sql.dialect import Cursor, decoder
 from anchormem.store.sql.keys import SCOPE, ScopeKey, sk
 
 TABLES = ("turns", "contexts", "facts", "events", "event_facts", "usage")
@@ -100,6 +100,7 @@ def history_query(scope: Scope, limit: int | None) -> tuple[str, list[object]]:
     return sql, params
 
 
+@decoder
 def history_entries(rows: Sequence[Sequence[Any]]) -> list[HistoryEntry]:
     """Rows of :func:`history_query` as entries, oldest first."""
     return [

@@ -21,6 +21,16 @@ ALTER TABLE turns ADD COLUMN time_given TEXT;
 ALTER TABLE turns ADD COLUMN metadata TEXT;
 """
 
+# usage split by where tokens came from (spent, or the response cache) and wall time beside summed call time
+_USAGE_DETAIL = """
+ALTER TABLE usage ADD COLUMN cached_prompt_tokens {int} NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN cached_completion_tokens {int} NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN wall_seconds {real} NOT NULL DEFAULT 0;
+"""
+
+# how many extracted facts a context's text did not support (anchormem.ingest.grounding)
+_UNGROUNDED = "ALTER TABLE contexts ADD COLUMN ungrounded INTEGER NOT NULL DEFAULT 0;"
+
 # what an idempotent write request was and the response it got (the REST service's Idempotency-Key)
 _REQUESTS = """
 CREATE TABLE requests (owner TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, response TEXT,
@@ -72,6 +82,8 @@ CREATE INDEX history_scope ON history ({_SCOPE_KEY}, seq);
     ("0004_message_fields", _MESSAGE_FIELDS),
     ("0005_requests", _REQUESTS.format(real="REAL")),
     ("0006_context_offsets", _CONTEXT_OFFSETS),
+    ("0007_usage_detail", _USAGE_DETAIL.format(int="INTEGER", real="REAL")),
+    ("0008_ungrounded", _UNGROUNDED),
 ]
 
 PG_MIGRATIONS: list[tuple[str, str]] = [
@@ -133,6 +145,8 @@ $$;
     ("0004_message_fields", _MESSAGE_FIELDS),
     ("0005_requests", _REQUESTS.format(real="DOUBLE PRECISION")),
     ("0006_context_offsets", _CONTEXT_OFFSETS),
+    ("0007_usage_detail", _USAGE_DETAIL.format(int="BIGINT", real="DOUBLE PRECISION")),
+    ("0008_ungrounded", _UNGROUNDED),
 ]
 
 
