@@ -11,10 +11,11 @@ named``: ``speaker``/``text`` with the user's first name and "Assistant", and th
 Per question kind (stable, current, earlier, date, multi) it prints, for the searched recipe and for BM25
 side by side:
 
-- ``rank1``: the first context holds an evidence message;
-- ``top3``: every evidence message is inside the first three contexts;
-- ``latest``: (current-state questions) the first three hold the newest statement and the context holding
-  it is marked ``latest=True``;
+- ``rank1``: the first context holds an evidence message (the answer's context is first);
+- ``top3``: an evidence message is inside the first three contexts (the answer's context is in the first 3);
+- ``all3``: every evidence message is inside the first three contexts;
+- ``latest``: (current-state questions) a context among the first three holds the newest statement and is
+  marked ``latest=True``;
 - ``misleading``: an evidence-holding context among the first three is marked ``latest=False`` although it
   holds the current answer (stable and current questions);
 - ``prompt4k``: every evidence message is inside ``as_prompt(max_chars=4000)`` (the turns it shows);
@@ -164,13 +165,14 @@ def evaluate(
                             first3 = hits[:3]
                             holders = [h for h in first3 if gold & set(h.context.turn_ids)]
                             row[f"{variant}:rank1"] = bool(hits) and bool(gold & set(hits[0].context.turn_ids))
-                            row[f"{variant}:top3"] = gold <= {t for h in first3 for t in h.context.turn_ids}
-                            row[f"{variant}:latest"] = row[f"{variant}:top3"] and any(h.latest is True for h in holders)
+                            row[f"{variant}:top3"] = bool(holders)
+                            row[f"{variant}:all3"] = gold <= {t for h in first3 for t in h.context.turn_ids}
+                            row[f"{variant}:latest"] = any(h.latest is True for h in holders)
                             row[f"{variant}:misleading"] = kind in ("stable", "current") and any(
                                 h.latest is False for h in holders
                             )
                             row[f"{variant}:prompt4k"] = gold <= prompt_turns(result, 4000)
-                            if verbose and variant == variants[0] and not row[f"{variant}:top3"]:
+                            if verbose and variant == variants[0] and not row[f"{variant}:all3"]:
                                 print(f"  miss [{kind}] {user}: {question} gold={sorted(gold)}")
                                 for h in first3:
                                     print(f"     {h.rank} {h.score:.3f} {h.latest} {h.context.turn_ids}")
@@ -184,7 +186,7 @@ def report(rows: list[dict[str, Any]], variants: Sequence[str], chars: dict[str,
     lines = []
     head = ["kind", "n"]
     for v in variants:
-        head += [f"{v}:{m}" for m in ("rank1", "top3", "latest", "mislead", "prompt4k")]
+        head += [f"{v}:{m}" for m in ("rank1", "top3", "all3", "latest", "mislead", "prompt4k")]
     lines.append(" | ".join(head))
     for kind in (*KINDS, "all"):
         part = [r for r in rows if kind == "all" or r["kind"] == kind]
@@ -192,7 +194,7 @@ def report(rows: list[dict[str, Any]], variants: Sequence[str], chars: dict[str,
             continue
         cells = [kind, str(len(part))]
         for v in variants:
-            for m in ("rank1", "top3", "latest", "misleading", "prompt4k"):
+            for m in ("rank1", "top3", "all3", "latest", "misleading", "prompt4k"):
                 if m == "latest" and kind not in ("current", "all"):
                     cells.append("-")
                     continue

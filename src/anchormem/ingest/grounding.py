@@ -25,9 +25,27 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
-import snowballstemmer
+from anchormem._util.words import (  # noqa: F401  (word_keys is part of the rule)
+    MONTHS,
+    NUMBER_WORDS,
+    OPENERS,
+    STOPWORDS,
+    WEEKDAYS,
+    word_keys,
+)
+from anchormem._util.words import (
+    NUMBER_RE as _NUMBER,
+)
+from anchormem._util.words import (
+    WORD_RE as _WORD,
+)
+from anchormem._util.words import (
+    stem as _stem,
+)
+from anchormem._util.words import (
+    words as _words,
+)
 
 MIN_SHARE = 0.15
 """The least share of a fact's content words its context must hold (rule 3)."""
@@ -35,59 +53,7 @@ MIN_SHARE = 0.15
 YEARS_AROUND = 10
 """How far from the DATE line's year a year may lie without occurring in the context (rule 2)."""
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-_NUMBER = re.compile(r"\d+")
 _DATE_LINE = re.compile(r"^DATE:.*$", re.MULTILINE)
-
-_MONTHS = """january february march april may june july august september october november december
-    jan feb mar apr jun jul aug sep sept oct nov dec"""
-_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday"
-_COUNTS = """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
-    sixteen seventeen eighteen nineteen twenty"""
-# function words, and the reporting verbs and time words an extraction adds around what was said
-_STOP = """a about above after again against all also am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have
-    having he her here hers herself him himself his how i if in into is it its itself just me more most
-    my myself no nor not now of off on once only or other our ours ourselves out over own same she
-    should so some such than that the their theirs them themselves then there these they this those
-    through to too under until up very was we were what when where which while who whom why will with
-    would you your yours yourself yourselves said says say shared share shares mentioned mentions mention
-    expressed expresses express noted notes stated states told tells tell talked talks talk asked asks ask
-    felt feels feel feeling going get gets got getting like likes really lot lots thing things something
-    someone one ones much many well day days time times recently previous previously currently later soon
-    yesterday today tomorrow week weeks month months year years ago last next first second"""
-_OPENERS = """after before during later earlier together both another every each since while although though
-    however overall currently recently despite"""
-
-MONTHS = frozenset(_MONTHS.split())
-WEEKDAYS = frozenset(_WEEKDAYS.split())
-NUMBER_WORDS = {w: str(i) for i, w in enumerate(_COUNTS.split())} | {
-    "thirty": "30",
-    "forty": "40",
-    "fifty": "50",
-    "hundred": "100",
-    "thousand": "1000",
-}
-STOPWORDS = frozenset(_STOP.split())
-OPENERS = frozenset(_OPENERS.split())
-"""Words that open a fact's sentence without being a name (the stop words are skipped anyway)."""
-
-_STEMMER = snowballstemmer.stemmer("english")
-
-
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word))
-
-
-def _words(text: str) -> list[str]:
-    out = []
-    for m in _WORD.finditer(text.replace("’", "'")):
-        word = m.group(0)
-        if word.lower().endswith("'s"):
-            word = word[:-2]
-        out.append(word)
-    return out
 
 
 @dataclass(frozen=True)
@@ -202,18 +168,3 @@ def ground(texts: list[str], context: str, mode: str = "drop") -> tuple[list[str
     if mode == "keep" or not bad:
         return texts, len(bad)
     return [t for t in texts if t not in bad], len(bad)
-
-
-def word_keys(text: str) -> set[str]:
-    """The words of ``text`` that carry content, as compared here: stems of the words that are not stop
-    words, and numbers as digits (number words included)."""
-    keys: set[str] = set()
-    for word in _words(text):
-        lower = word.lower()
-        if lower in NUMBER_WORDS:
-            keys.add(NUMBER_WORDS[lower])
-        elif _NUMBER.fullmatch(lower):
-            keys.add(lower.lstrip("0") or "0")
-        elif lower not in STOPWORDS and (len(lower) >= 3 or lower.isdigit() or word[:1].isupper()):
-            keys.add(_stem(lower))
-    return keys

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from anchormem.ingest.grounding import word_keys
+from anchormem._util.words import word_keys
 from anchormem.model import Answer, SearchResult
 
 MIN_SHARE = 0.5
