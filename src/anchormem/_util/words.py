@@ -18,18 +18,20 @@ _MONTHS = """january february march april may june july august september october
 _WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday"
 _COUNTS = """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
     sixteen seventeen eighteen nineteen twenty"""
-# function words, and the reporting verbs and time words an extraction adds around what was said
-_STOP = """a about above after again against all also am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have
-    having he her here hers herself him himself his how i if in into is it its itself just me more most
-    my myself no nor not now of off on once only or other our ours ourselves out over own same she
-    should so some such than that the their theirs them themselves then there these they this those
-    through to too under until up very was we were what when where which while who whom why will with
-    would you your yours yourself yourselves said says say shared share shares mentioned mentions mention
-    expressed expresses express noted notes stated states told tells tell talked talks talk asked asks ask
-    felt feels feel feeling going get gets got getting like likes really lot lots thing things something
-    someone one ones much many well day days time times recently previous previously currently later soon
-    yesterday today tomorrow week weeks month months year years ago last next first second"""
+# English function words: the stop list of BM25 (``query.lexical``) and of grounding
+_FUNCTION = """a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has
+    have having he her here hers herself him himself his how i if in into is it its itself just me
+    more most my myself no nor not now of off on once only or other our ours ourselves out over own
+    same she should so some such than that the their theirs them themselves then there these they
+    this those through to too under until up very was we were what when where which while who whom
+    why will with would you your yours yourself yourselves said"""
+# the reporting verbs and time words an extraction adds around what was said (grounding only)
+_REPORTING = """also says say shared share shares mentioned mentions mention expressed expresses express noted notes
+    stated states told tells tell talked talks talk asked asks ask felt feels feel feeling going get
+    gets got getting like likes really lot lots thing things something someone one ones much many
+    well day days time times recently previous previously currently later soon yesterday today
+    tomorrow week weeks month months year years ago last next first second"""
 _OPENERS = """after before during later earlier together both another every each since while although though
     however overall currently recently despite"""
 
@@ -42,7 +44,8 @@ NUMBER_WORDS = {w: str(i) for i, w in enumerate(_COUNTS.split())} | {
     "hundred": "100",
     "thousand": "1000",
 }
-STOPWORDS = frozenset(_STOP.split())
+FUNCTION_WORDS = frozenset(_FUNCTION.split())
+STOPWORDS = FUNCTION_WORDS | frozenset(_REPORTING.split())
 OPENERS = frozenset(_OPENERS.split())
 """Words that open a fact's sentence without being a name (the stop words are skipped anyway)."""
 

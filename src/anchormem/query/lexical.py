@@ -11,32 +11,18 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-import snowballstemmer
+
+from anchormem._util.words import FUNCTION_WORDS, stem
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
-# A small English stop list: function words only (names, dates and numbers stay searchable).
-_STOP_TEXT = (
-    "a about above after again against all am an and any are as at be because been before being below "
-    "between both but by can could did do does doing down during each few for from further had has have "
-    "having he her here hers herself him himself his how i if in into is it its itself just me more most "
-    "my myself no nor not now of off on once only or other our ours ourselves out over own same she "
-    "should so some such than that the their theirs them themselves then there these they this those "
-    "through to too under until up very was we were what when where which while who whom why will with "
-    "would you your yours yourself yourselves s t don ll re ve d m said"
-)
-STOPWORDS = frozenset(_STOP_TEXT.split())
-
-_STEMMER = snowballstemmer.stemmer("english")
-
-
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word))
+# A small English stop list: function words only (names, dates and numbers stay searchable), and the
+# pieces a tokenizer leaves of contractions ("don't" -> "don", "t").
+STOPWORDS = FUNCTION_WORDS | frozenset(["s", "t", "don", "ll", "re", "ve", "d", "m"])
+_stem = stem
 
 
 def tokenize(text: str) -> list[str]:

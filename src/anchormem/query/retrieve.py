@@ -62,6 +62,8 @@ from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.subject import Subjects, subjects
 
 Floats = npt.NDArray[np.float64]
+Scores = npt.NDArray[np.floating]
+Events = list[tuple[int, float]]  # (event row, cosine), best first
 
 
 @dataclass(frozen=True)
@@ -218,13 +220,7 @@ class _Relevance:
     signals: list[tuple[str, float, Floats, Floats, Floats]]  # name, weight, raw, normalised, spread
 
 
-def _relevance(
-    snapshot: ScopeSnapshot,
-    query: str,
-    fact_scores: npt.NDArray[np.floating],
-    events: list[tuple[int, float]],
-    recipe: Recipe,
-) -> _Relevance:
+def _relevance(snapshot: ScopeSnapshot, query: str, fact_scores: Scores, events: Events, recipe: Recipe) -> _Relevance:
     n = len(snapshot.contexts)
     parts: list[tuple[str, float, Floats, Floats, Floats]] = []
 
