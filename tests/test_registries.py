@@ -63,3 +63,13 @@ def test_a_config_file_naming_an_unknown_name_fails_at_once(
     assert code == 1
     assert message in capsys.readouterr().err
     assert not (tmp_path / "m.db").exists()
+
+
+def test_the_light_name_lists_match_what_builds() -> None:
+    """The shells list backends and recipes without importing numpy: the names must be the real ones."""
+    from anchormem.config import EMBED_BACKENDS
+    from anchormem.embed.factory import BACKENDS
+    from anchormem.query import recipes, retrieve
+
+    assert tuple(BACKENDS) == EMBED_BACKENDS
+    assert retrieve.RECIPES is recipes.RECIPES

@@ -33,6 +33,10 @@ class LLMSettings:
     ungrounded_facts: str = "drop"  # a fact its context does not support: "drop" or "keep" (counted either way)
 
 
+EMBED_BACKENDS = ("minilm", "minilm-torch", "minilm-onnx", "openai", "hash")
+"""The embedding backends by name (``anchormem.embed.factory.BACKENDS`` builds each one)."""
+
+
 @dataclass(frozen=True)
 class EmbedSettings:
     """``backend``: ``minilm`` (onnxruntime when available, else torch), ``minilm-torch``,

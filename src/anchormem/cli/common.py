@@ -8,10 +8,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from anchormem.config import EMBED_BACKENDS as BACKENDS
 from anchormem.config import Settings
-from anchormem.embed.factory import BACKENDS
 from anchormem.errors import ConfigError
-from anchormem.query.retrieve import RECIPES
+from anchormem.query.recipes import RECIPES
 
 if TYPE_CHECKING:
     from anchormem.memory import Memory

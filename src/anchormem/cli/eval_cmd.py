@@ -57,7 +57,7 @@ def _run_options(s: argparse.ArgumentParser) -> None:
         type=positive_int,
         help="at most this many characters of context text per question (default: retrieval.max_chars, 10000)",
     )
-    from anchormem.eval.runner import eval_variants
+    from anchormem.eval.variants import eval_variants
 
     s.add_argument(
         "--variant",

@@ -34,6 +34,7 @@ from anchormem.eval.report import (
     provenance,
     save_usage,
 )
+from anchormem.eval.variants import EVAL_ONLY_VARIANTS, eval_variants
 from anchormem.ingest.parallel import run_bounded
 from anchormem.ingest.pipeline import Progress
 from anchormem.llm.factory import open_llm
@@ -41,8 +42,8 @@ from anchormem.llm.protocol import LLM
 from anchormem.memory import Memory
 from anchormem.model import SearchResult, Usage
 from anchormem.query.answer import read
+from anchormem.query.recipes import RECIPES
 from anchormem.query.render import render_memories
-from anchormem.query.retrieve import RECIPES
 
 __all__ = [
     "EVAL_ONLY_VARIANTS",
@@ -57,15 +58,6 @@ __all__ = [
 ]
 
 MemoryFactory = Callable[[Settings], Memory]
-
-# Variants only the evaluation has, each with the retrieval recipe it runs: ``no-context`` retrieves like
-# ``anchormem`` but shows the reader the anchor facts instead of the contexts.
-EVAL_ONLY_VARIANTS: dict[str, str] = {"no-context": "anchormem"}
-
-
-def eval_variants() -> tuple[str, ...]:
-    """Every variant the evaluation accepts: each retrieval recipe, then the evaluation's own."""
-    return (*RECIPES, *EVAL_ONLY_VARIANTS)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
-from anchormem.query.retrieve import RECIPES
+from anchormem.query.recipes import RECIPES
 
 MAX_MESSAGES = 20_000
 MAX_PAGE = 1000

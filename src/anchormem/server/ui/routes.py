@@ -19,8 +19,8 @@ from anchormem.lifecycle.preview import preview_delete
 from anchormem.model import Scope
 from anchormem.query.explain import explain
 from anchormem.query.highlight import anchor_spans, term_spans
+from anchormem.query.recipes import RECIPES
 from anchormem.query.render import render_memories
-from anchormem.query.retrieve import RECIPES
 from anchormem.server.params import AgentQ, DeleteTarget, LabelQ, OffsetQ, RunQ, error_responses, page_of
 from anchormem.server.schemas import SearchRequest
 from anchormem.server.service import Key, Service, Svc, UserId
