@@ -42,7 +42,7 @@ from anchormem.query.cache import SnapshotCache
 from anchormem.query.citations import cite
 from anchormem.query.filters import make_filters, restrict
 from anchormem.query.records import RECORD_KINDS, RecordKind, Records
-from anchormem.query.retrieve import RECIPES, query_vectors, retrieve
+from anchormem.query.retrieve import RECIPES, empty_result, query_vectors, retrieve
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.store.protocol import Store
 from anchormem.wire.args import ADD_KEYS, SEARCH_KEYS, AddArgs, Record, RecordsReader, ScopeArgs, SearchArgs
@@ -226,8 +226,6 @@ class Memory(Closeable):
             until=options.get("until"),
         )
         snap = self._snapshots.covering(scope, include_subscopes=options.get("include_subscopes", True))
-        if snap is None:  # nothing stored for this scope (yet, or any more)
-            return SearchResult(query=query, contexts=(), events=())
         settings = self.settings.retrieval
         if k is not None:
             settings = replace(settings, k_facts=k, k_events=k, max_contexts=k)
@@ -237,12 +235,15 @@ class Memory(Closeable):
             settings = replace(settings, variant=variant)
         if max_chars is not None:
             settings = replace(settings, max_chars=max_chars)
+        traced = bool(options.get("trace"))
+        if snap is None:  # nothing stored for this scope (yet, or any more)
+            return empty_result(query, settings, traced)
         started = time.perf_counter()
         snap = restrict(snap, wanted)
         if not snap.contexts:
-            return SearchResult(query=query, contexts=(), events=())
+            return empty_result(query, settings, traced)
         vector, subject_vector = query_vectors(self.embedder.embed, snap, query)
-        result = retrieve(snap, query, vector, settings, subject_vector, trace=bool(options.get("trace")))
+        result = retrieve(snap, query, vector, settings, subject_vector, trace=traced)
         self.accounting.record("retrieval", Completion(text=""), time.perf_counter() - started)
         return result
 

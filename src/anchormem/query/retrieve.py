@@ -91,6 +91,29 @@ def retrieve(
     return retrieve_with(snapshot, query, query_vector, settings, recipe, subject_vector, trace)
 
 
+def empty_result(query: str, settings: RetrievalSettings, trace: bool = False) -> SearchResult:
+    """The result of a search that finds no memory to look through (with an empty trace if asked for)."""
+    result = SearchResult(query=query, contexts=(), events=())
+    if not trace:
+        return result
+    recipe = recipe_named(settings.variant)
+    stages = tuple(settings.rerankers) if recipe.rerank and recipe.mode == "hybrid" else ()
+    return replace(
+        result,
+        trace=Trace(
+            variant=settings.variant,
+            mode=recipe.mode,
+            stages=stages,
+            bound=settings.rerank_bound,
+            mmr_lambda=recipe.mmr_lambda,
+            shared_turns=recipe.shared_turns,
+            considered=0,
+            max_chars=settings.max_chars,
+            used_chars=0,
+        ),
+    )
+
+
 def query_vectors(
     embed: Callable[[list[str]], npt.NDArray[np.float32]], snapshot: ScopeSnapshot, query: str
 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]:

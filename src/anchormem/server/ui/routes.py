@@ -25,7 +25,7 @@ from anchormem.server.params import AgentQ, DeleteTarget, LabelQ, OffsetQ, RunQ,
 from anchormem.server.schemas import SearchRequest
 from anchormem.server.service import Key, Service, Svc, UserId
 from anchormem.server.ui.timeline import MAX_TIES, Inventory, InventoryCache, SessionInfo
-from anchormem.wire.scopes import describe, make_scope
+from anchormem.wire.scopes import covers, describe, make_scope
 
 router = APIRouter(
     prefix="/v1/users/{user_id}/inspect", tags=["inspect"], responses=error_responses(400, 401, 403, 404)
@@ -197,6 +197,9 @@ async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
         # the very search /search runs (scope, filters, settings), with its trace: nothing is recomputed
         result = memory.search(body.query, user_id=user_id, trace=True, **options)
         seconds = time.perf_counter() - started
+        scope = make_scope(user_id, body.agent_id, body.run_id)
+        if not result.contexts and not any(s == scope or covers(scope, s) for s in memory.users()):
+            raise NotFoundError(f"no memory for {describe(scope)}")  # the page says the memory is empty
         why = explain(result)
         by_id = {e.context_id: e for e in why.contexts}
         prompt = render_memories(result, with_turn_ids=True)

@@ -73,7 +73,8 @@ function highlighted(text, spans) {
 
 const SIGNAL_NAMES = { anchor: "anchor cosine", lexical: "lexical (BM25)", shared_turns: "shared-turn spreading",
   events: "event votes", fact_lexical: "fact BM25", rank: "rank score",
-  recency: "recency (latest on the question's subject)" };
+  recency: "recency stage (latest on its subject)", tense: "tense stage (present / past question)",
+  "before-change": "before-change stage", clipped: "held at 0" };
 
 function explanationBlock(x, mode) {
   if (!x) return h("p", { class: "muted" }, "No breakdown for this context.");
@@ -92,11 +93,12 @@ function explanationBlock(x, mode) {
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Signal"), h("th", { scope: "col", class: "num" }, "raw"),
       h("th", { scope: "col", class: "num" }, "normalised"), h("th", { scope: "col", class: "num" }, "contribution"))),
     h("tbody", {}, rows,
-      h("tr", {}, h("th", { scope: "row" }, "relevance"), h("td", {}), h("td", {}), h("td", { class: "num" }, fmt(x.relevance)))));
+      h("tr", {}, h("th", { scope: "row" }, "relevance"), h("td", {}), h("td", {}), h("td", { class: "num" }, fmt(x.relevance))),
+      h("tr", {}, h("th", { scope: "row" }, "score"), h("td", {}), h("td", {}), h("td", { class: "num" }, fmt(x.score)))));
   const sel = mode === "hybrid"
     ? `Selection: relevance rank ${x.relevance_rank ?? "–"}; taken at step ${x.picked_at ?? "–"}` +
       (x.redundancy !== null && x.redundancy !== undefined ? `; similarity to earlier picks ${fmt(x.redundancy, 2)}` : "") +
-      (x.promoted ? "; put first by a recency rule (a question about the present, or about before a change)" : "")
+      (x.same_subject && x.same_subject.length ? `; on one subject with ${x.same_subject.length} other returned context(s)` : "")
     : `Selection: rank ${x.relevance_rank ?? "–"} in this variant's ranking; best anchor cosine ${fmt(x.best_anchor_cosine)}, BM25 ${fmt(x.lexical_bm25)}`;
   return h("div", {}, bar, table, h("p", { class: "muted" }, sel));
 }
