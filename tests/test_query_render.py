@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from anchormem.integrations.binding import as_text
 from anchormem.model import Context, ContextHit, Event, EventHit, Fact, FactHit, SearchResult
 from anchormem.query.render import render_memories
 
@@ -43,7 +44,7 @@ def test_turn_ids_label_each_turn_line_for_citations() -> None:
     assert '[D2:1] Ana said, "I got a dog."' in text
 
 
-def test_marks_between_statements_on_one_subject_reach_the_tool_text() -> None:
+def test_marks_between_statements_on_one_subject_reach_the_reader_and_the_tools() -> None:
     c1 = Context("c1", "1", 0, ("D1:1",), "8 May, 2023", 'DATE: 8 May, 2023\nAna said, "I live in Leeds."')
     c2 = Context("c2", "2", 0, ("D2:1",), "9 June, 2023", 'DATE: 9 June, 2023\nAna said, "We moved to Porto."')
     c3 = Context("c3", "2", 1, ("D2:2",), "9 June, 2023", 'DATE: 9 June, 2023\nAna said, "Matcha, please."')
@@ -53,3 +54,5 @@ def test_marks_between_statements_on_one_subject_reach_the_tool_text() -> None:
     assert blocks[0].splitlines()[1] == "[earlier: a later statement on this subject is below]"
     assert blocks[1].splitlines()[1] == "[latest on this subject]"
     assert "[" not in blocks[2], "a context compared with nothing is not marked"
+    tool = as_text(SearchResult("where?", hits, (), reading_order=(1, 0, 2)))  # MCP / LangChain / Agents tools
+    assert "[latest]" in tool and "[earlier]" in tool
