@@ -41,7 +41,7 @@ import numpy.typing as npt
 
 from anchormem.config import RetrievalSettings
 from anchormem.errors import ConfigError, InputError
-from anchormem.model import ContextHit, ContextTrace, Event, EventHit, FactHit, SearchResult, SignalTrace, Trace
+from anchormem.model import ContextHit, Event, EventHit, FactHit, SearchResult
 from anchormem.query import earlier as _earlier  # noqa: F401  (registers the before-change stage)
 from anchormem.query import tense as _tense  # noqa: F401  (registers the tense stage)
 from anchormem.query.earlier import subject_query
@@ -61,10 +61,12 @@ from anchormem.query.scoring import (
 from anchormem.query.select import select_diverse, select_ranked
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.subject import Subjects, subjects
+from anchormem.query.trace import empty_result, trace_of
 
 __all__ = [
     "RECIPES",
     "Recipe",
+    "empty_result",
     "query_vectors",
     "recipe_named",
     "register_recipe",
@@ -89,29 +91,6 @@ def retrieve(
     """Retrieve the memories for ``query`` with the recipe named by ``settings.variant``."""
     recipe = recipe_named(settings.variant)
     return retrieve_with(snapshot, query, query_vector, settings, recipe, subject_vector, trace)
-
-
-def empty_result(query: str, settings: RetrievalSettings, trace: bool = False) -> SearchResult:
-    """The result of a search that finds no memory to look through (with an empty trace if asked for)."""
-    result = SearchResult(query=query, contexts=(), events=())
-    if not trace:
-        return result
-    recipe = recipe_named(settings.variant)
-    stages = tuple(settings.rerankers) if recipe.rerank and recipe.mode == "hybrid" else ()
-    return replace(
-        result,
-        trace=Trace(
-            variant=settings.variant,
-            mode=recipe.mode,
-            stages=stages,
-            bound=settings.rerank_bound,
-            mmr_lambda=recipe.mmr_lambda,
-            shared_turns=recipe.shared_turns,
-            considered=0,
-            max_chars=settings.max_chars,
-            used_chars=0,
-        ),
-    )
 
 
 def query_vectors(
@@ -147,7 +126,7 @@ def retrieve_with(
     events = top_rows(event_scores, settings.k_events) if recipe.return_events or recipe.w_events else []
     limit = settings.max_contexts
 
-    run: _Hybrid | None = None
+    run: Hybrid | None = None
     if not snapshot.contexts:
         chosen, scores = [], {}
     elif recipe.mode == "hybrid":
@@ -241,7 +220,10 @@ def _relevance(snapshot: ScopeSnapshot, query: str, fact_scores: Scores, events:
 
 
 @dataclass
-class _Hybrid:
+class Hybrid:
+    """What one run of the default recipe computed on the way: the choice, its scores, and what the trace
+    reads (relevance signals, the stages' candidates, the selection steps)."""
+
     chosen: list[int]
     scores: dict[int, float]
     relevance: _Relevance
@@ -258,7 +240,7 @@ def _hybrid(
     recipe: Recipe,
     settings: RetrievalSettings,
     subject_vector: npt.NDArray[np.float32] | None = None,
-) -> _Hybrid:
+) -> Hybrid:
     """Relevance, then the rerank stages on the candidate pool, then the selection on the adjusted scores
     (maximal marginal relevance over the best anchors' vectors), best first by score."""
     rel = _relevance(snapshot, query, fact_scores, events, recipe)
@@ -303,7 +285,7 @@ def _hybrid(
             steps=steps,
         )
     scores = {row: float(adjusted[row]) for row in chosen}
-    return _Hybrid(chosen, scores, rel, candidates, steps, scale)
+    return Hybrid(chosen, scores, rel, candidates, steps, scale)
 
 
 def _best_anchor_vectors(snapshot: ScopeSnapshot, fact_scores: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
@@ -359,7 +341,7 @@ def _build_result(
     top_facts: list[tuple[int, float]],
     events: list[tuple[int, float]],
     shown: dict[int, Event],
-    run: _Hybrid | None = None,
+    run: Hybrid | None = None,
     max_anchors: int = 3,
 ) -> SearchResult:
     fact_context = snapshot.fact_context
@@ -415,69 +397,3 @@ def _build_result(
     position = {row: i for i, row in enumerate(best_first)}
     reading = tuple(position[row] for row in sorted(chosen))
     return SearchResult(query=query, contexts=hits, events=tuple(event_hits), reading_order=reading)
-
-
-def trace_of(
-    snapshot: ScopeSnapshot,
-    result: SearchResult,
-    recipe: Recipe,
-    settings: RetrievalSettings,
-    run: _Hybrid | None,
-) -> Trace:
-    """The :class:`Trace` of one run: for the hybrid recipes, what retrieval computed on the way."""
-    rows = [snapshot.context_row[h.context.id] for h in result.contexts]
-    used = sum(len(h.context.text) for h in result.contexts)
-    base = Trace(
-        variant=settings.variant,
-        mode=recipe.mode,
-        stages=tuple(settings.rerankers) if recipe.rerank and recipe.mode == "hybrid" else (),
-        bound=settings.rerank_bound,
-        mmr_lambda=recipe.mmr_lambda,
-        shared_turns=recipe.shared_turns,
-        considered=len(run.candidates.rows) if run is not None else len(rows),
-        max_chars=settings.max_chars,
-        used_chars=used,
-        scale=run.scale if run is not None else 1.0,
-    )
-    if run is None:
-        traced = tuple(
-            ContextTrace(
-                context_id=h.context.id, relevance=h.score, relevance_rank=h.rank, score=h.score, picked_at=h.rank
-            )
-            for h in result.contexts
-        )
-        return replace(base, contexts=traced)
-    values = run.relevance.values
-    order = np.lexsort((np.arange(values.size), -values))
-    rank = np.empty(values.size, dtype=np.int64)
-    rank[order] = np.arange(1, values.size + 1)
-    subjects_of = run.candidates.subjects
-    returned = set(rows)
-    traced_rows = []
-    for hit, row in zip(result.contexts, rows, strict=True):
-        best = subjects_of.best_fact.get(row, -1)
-        step, redundancy = run.steps.get(row, (None, None))
-        traced_rows.append(
-            ContextTrace(
-                context_id=hit.context.id,
-                relevance=float(values[row]),
-                relevance_rank=int(rank[row]),
-                score=hit.score,
-                signals=tuple(
-                    SignalTrace(name, w, _finite(raw[row]), float(scaled[row]), float(spread[row]))
-                    for name, w, raw, scaled, spread in run.relevance.signals
-                ),
-                adjustments=hit.adjustments,
-                picked_at=step,
-                redundancy=redundancy,
-                same_subject=tuple(
-                    snapshot.contexts[r].id for r in sorted(subjects_of.neighbours.get(row, ())) if r in returned
-                ),
-                best_anchor=snapshot.facts[best].id if best >= 0 else None,
-            )
-        )
-    return replace(base, contexts=tuple(traced_rows), notes=tuple(run.candidates.notes.items()))
-
-
-def _finite(value: float) -> float | None:
-    return float(value) if np.isfinite(value) else None
