@@ -6,6 +6,7 @@ settings say what to open. Nothing is opened before it is needed.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TypedDict, Unpack
 
@@ -29,7 +30,9 @@ class GivenParts(TypedDict, total=False):
 
 
 class Parts:
-    """Store, embedder and LLM of one memory, opened lazily from ``settings``."""
+    """Store, embedder and LLM of one memory, opened lazily from ``settings``, once: threads that ask for a
+    part at the same time wait for the one that opens it (two connections opening a fresh SQLite file at once
+    could find it locked while the other set it up)."""
 
     def __init__(self, settings: Settings, **given: Unpack[GivenParts]) -> None:
         unknown = sorted(set(given) - GivenParts.__optional_keys__)
@@ -39,17 +42,22 @@ class Parts:
         self._store = given.get("store")
         self._embedder = given.get("embedder")
         self._llm = given.get("llm")
+        self._opening = threading.RLock()
 
     @property
     def store(self) -> Store:
         if self._store is None:
-            self._store = open_store(self.settings.store_location)
+            with self._opening:
+                if self._store is None:
+                    self._store = open_store(self.settings.store_location)
         return self._store
 
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = open_embedder(self.settings.embed)
+            with self._opening:
+                if self._embedder is None:
+                    self._embedder = open_embedder(self.settings.embed)
         return self._embedder
 
     @property
