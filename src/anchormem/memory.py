@@ -83,9 +83,14 @@ class Memory(Closeable):
         self._parts = Parts(self.settings, **parts)
         self._snapshots = SnapshotCache(self._parts)
         locks = WriterLocks()
-        self._ingester = Ingester(self._parts, locks, self.accounting)
+        self._ingester = Ingester(self._parts, locks, self.accounting, self._fact_source)
         self._records = Records(self._parts)
         self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester)
+
+    def _fact_source(self, scope: Scope) -> tuple[list[Fact], Any]:
+        """The scope's facts and vectors for linking: the snapshot this process holds, grown by the add."""
+        snap = self._snapshots.get(scope)
+        return snap.facts, snap.fact_vectors
 
     @classmethod
     def from_env(cls, config_file: str | Path | None = None, **overrides: Any) -> Memory:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from anchormem.errors import InputError
-from anchormem.ingest.pipeline import IngestPipeline, Progress
+from anchormem.ingest.pipeline import FactReader, IngestPipeline, Progress
 from anchormem.ingest.precomputed import Precomputed
 from anchormem.lifecycle import history as chronicle
 from anchormem.lifecycle.delete import forget_cached
@@ -40,8 +40,11 @@ class Ingester:
     many adds of other users run at the same time.
     """
 
-    def __init__(self, parts: Parts, locks: WriterLocks, accounting: Accounting) -> None:
+    def __init__(
+        self, parts: Parts, locks: WriterLocks, accounting: Accounting, facts: FactReader | None = None
+    ) -> None:
         self._parts = parts
+        self._facts = facts  # where linking reads the scope's facts and vectors (None: the store)
         self._locks = locks
         self._accounting = accounting
 
@@ -99,6 +102,7 @@ class Ingester:
             forget_cached=(lambda texts: forget_cached(self._parts.response_cache(), texts))
             if llm is not None
             else None,
+            fact_source=self._facts,
         )
 
     def _store_usage(self, scope: Scope, call: Accounting) -> None:

@@ -14,6 +14,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -48,6 +49,14 @@ def is_redundant(context_ids: Sequence[str], n_neighbors: int) -> bool:
     return o_max >= math.ceil(n_neighbors / 2)
 
 
+def _similarities(vectors: Any, rows: Sequence[int]) -> np.ndarray:
+    """Cosines of the given rows with every row (a matrix, or Blocks: ``query.rows``)."""
+    times_rows = getattr(vectors, "times_rows", None)
+    if times_rows is not None:
+        return np.asarray(times_rows(vectors[rows]))
+    return np.asarray(vectors[rows] @ vectors.T)
+
+
 def build_clusters(
     facts: Sequence[Fact],
     vectors: Matrix,
@@ -64,7 +73,7 @@ def build_clusters(
     seen_sets: set[tuple[str, ...]] = set()
     for start in range(0, len(seeds), _BLOCK):
         block = seeds[start : start + _BLOCK]
-        sims = vectors[block] @ vectors.T  # (block, n)
+        sims = _similarities(vectors, block)  # (block, n)
         for row, i in zip(sims, block, strict=True):
             row[i] = -np.inf
             above = np.flatnonzero(row > tau)

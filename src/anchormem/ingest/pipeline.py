@@ -40,6 +40,9 @@ T = TypeVar("T")
 R = TypeVar("R")
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(stage, done, total)``."""
+FactReader = Callable[[Scope], tuple[Sequence[Fact], Any]]
+"""The scope's facts and their vectors (a matrix, or :class:`~anchormem.query.rows.Blocks`), row by row in
+insertion order, as :meth:`Store.fact_matrix` gives them: e.g. the snapshot retrieval already holds."""
 
 SAVE_EVERY = 16  # LLM extractions buffered before one store transaction
 EMBED_BATCH = 512
@@ -87,6 +90,9 @@ class IngestPipeline:
     # process deleted meanwhile must not stay in the response cache (None: nothing is cached)
     forget_cached: Callable[[Sequence[str]], object] | None = None
     ungrounded: str = "drop"  # what to do with LLM facts their context does not support (ingest.grounding)
+    # where linking finds the neighbours of new facts: the in-process snapshot (query.cache), grown by this
+    # add's writes, instead of the whole fact matrix read from the store (None: the store)
+    fact_source: FactReader | None = None
     _ungrounded: dict[str, int] = field(default_factory=dict, init=False, repr=False)  # context id -> count
 
     def run(self, scope: Scope, turns: Sequence[Turn], pre: Precomputed | None = None) -> IngestReport:
@@ -254,7 +260,7 @@ class IngestPipeline:
         seeds = self.store.unlinked_facts(scope)
         if not seeds and not (pre is not None and pre.events is not None):
             return
-        facts, vectors = self.store.fact_matrix(scope)
+        facts, vectors = self.fact_source(scope) if self.fact_source else self.store.fact_matrix(scope)
         existing = {e.id for e in self.store.events(scope)}
         if pre is not None and pre.events is not None:
             events, skipped = attach_events(pre.events, facts)

@@ -1,6 +1,13 @@
 """Retrieval snapshots kept per scope until the scope's stored version changes, and the merged
 snapshots of the scopes a search covers (a user and its agents and runs), kept until one of those
-scopes' versions changes or the set of scopes does."""
+scopes' versions changes or the set of scopes does.
+
+When the version moved only by this process's writes (the store's journal,
+:mod:`anchormem.store.journal`, holds every change since the cached version), the cached snapshot is grown
+by those changes (:mod:`anchormem.query.evolve`); otherwise (another process wrote, the journal let the
+changes go, or the store keeps none) the scope is loaded again. A forgotten scope (:meth:`SnapshotCache.forget`)
+is always loaded again, so nothing of the forgotten words stays in this process (the lexical vocabulary
+included)."""
 
 from __future__ import annotations
 
@@ -8,8 +15,10 @@ import threading
 
 from anchormem.model import Scope
 from anchormem.parts import Parts
+from anchormem.query.evolve import evolve
 from anchormem.query.merge import merge_snapshots
 from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.store.journal import Journal
 from anchormem.wire.scopes import covers, no_memory
 
 
@@ -56,6 +65,14 @@ class SnapshotCache:
             cached = self._snapshots.get(scope)
             if cached and cached[0] == version:
                 return cached[1]
+        if cached and cached[0] < version:
+            journal: Journal | None = getattr(store, "journal", None)
+            changes = journal.since(scope, cached[0], version) if journal is not None else None
+            if changes is not None:  # every write since was this process's: apply them
+                grown = evolve(cached[1], changes)
+                with self._lock:
+                    self._snapshots[scope] = (version, grown)
+                return grown
         facts, fact_vectors = store.fact_matrix(scope)
         events, event_vectors = store.event_matrix(scope)
         contexts = store.contexts(scope)

@@ -98,7 +98,8 @@ def change_time(snapshot: ScopeSnapshot, change: str) -> float | None:
     terms = index.query_terms(change)
     if not terms:
         return None
-    rarest = max(terms, key=lambda t: (float(index.idf[t]), -t))
+    idf = index.idf
+    rarest = max(terms, key=lambda t: float(idf[t]))  # the first of equally rare terms in the change's words
     rows = np.flatnonzero(index.scores_for_terms([rarest]) > 0)
     if rows.size == 0:
         return None

@@ -1,8 +1,9 @@
 """BM25 (Okapi) over short documents: our own small implementation.
 
-The index is built once: the document side is fully precomputed into postings (per term: the
-documents holding it and their BM25 weights), so scoring a query is one ``bincount`` over the
-postings of its few terms.
+The postings (per term: the documents holding it and how often) are built once per document; a query
+weighs the postings of its few terms with the corpus statistics of the moment, so scoring is one
+``bincount``, and documents can be added and removed without re-tokenising the others
+(:meth:`BM25Index.changed`).
 """
 
 from __future__ import annotations
@@ -11,12 +12,15 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from anchormem._util.words import FUNCTION_WORDS, stem
 
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 # A small English stop list: function words only (names, dates and numbers stay searchable), and the
@@ -38,64 +42,160 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class _Segment:
+    """Postings of some documents, sorted by term: for term t (t < len(start) - 1), the documents
+    ``seqs[start[t]:start[t + 1]]`` hold it ``tfs[...]`` times. Documents are named by their sequence
+    number (in order of addition, never reused), not by row, so a segment stays valid while rows move."""
+
+    start: IntArray
+    seqs: IntArray
+    tfs: FloatArray
+
+    @property
+    def n_terms(self) -> int:
+        return len(self.start) - 1
+
+    def term(self, t: int) -> slice:
+        return slice(int(self.start[t]), int(self.start[t + 1])) if t < self.n_terms else slice(0, 0)
+
+    @property
+    def terms(self) -> IntArray:
+        return np.repeat(np.arange(self.n_terms, dtype=np.int64), np.diff(self.start))
+
+
+def _segment(terms: IntArray, seqs: IntArray, tfs: FloatArray, n_terms: int) -> _Segment:
+    order = np.argsort(terms, kind="stable")
+    counts = np.bincount(terms, minlength=n_terms)
+    start = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return _Segment(start, seqs[order].astype(np.int64), tfs[order].astype(np.float64))
+
+
+def _merged(segments: Sequence[_Segment], alive: IntArray, n_terms: int) -> _Segment:
+    """One segment of the given ones' postings of documents still held (``alive[seq] >= 0``)."""
+    terms = np.concatenate([s.terms for s in segments])
+    seqs = np.concatenate([s.seqs for s in segments])
+    tfs = np.concatenate([s.tfs for s in segments])
+    keep = alive[seqs] >= 0
+    return _segment(terms[keep], seqs[keep], tfs[keep], n_terms)
+
+
 class BM25Index:
-    """Okapi BM25 (k1, b) over a fixed list of documents."""
+    """Okapi BM25 (k1, b) over a list of documents.
+
+    Postings keep raw term counts; a query weighs the postings of its few terms with the corpus statistics
+    of the moment (number of documents, document frequencies, mean length), so :meth:`changed` can remove
+    and add documents without touching the other documents' postings, and a changed index scores exactly
+    as one built from its documents. Postings live in a few segments merged as a binary counter.
+    """
 
     def __init__(self, documents: Sequence[str], k1: float = 1.2, b: float = 0.75) -> None:
-        self.n_docs = len(documents)
-        vocab: dict[str, int] = {}
-        rows: list[int] = []
-        cols: list[int] = []
+        self.k1, self.b = k1, b
+        self.vocab: dict[str, int] = {}
+        self._segments: tuple[_Segment, ...] = ()
+        self._seq_len = np.zeros(0, dtype=np.float64)
+        self._row_seq = np.zeros(0, dtype=np.int64)  # row -> seq
+        self._df = np.zeros(0, dtype=np.float64)
+        self._total = 0
+        self._stats: tuple[int, int] | None = None  # (documents, total length) of a parent: see subset
+        self._add(documents)
+        self._seq_row = self._rows_of(self._row_seq)
+
+    # -- building ---------------------------------------------------------------------------------------
+    def _add(self, documents: Sequence[str]) -> None:
+        terms: list[int] = []
+        seqs: list[int] = []
         tfs: list[float] = []
-        lengths = np.zeros(self.n_docs, dtype=np.float64)
-        for doc, text in enumerate(documents):
+        first = len(self._seq_len)
+        lengths = np.zeros(len(documents), dtype=np.float64)
+        vocab = self.vocab
+        for i, text in enumerate(documents):
             counts = Counter(tokenize(text))
-            lengths[doc] = sum(counts.values())
+            lengths[i] = sum(counts.values())
             for term, tf in counts.items():
-                rows.append(vocab.setdefault(term, len(vocab)))
-                cols.append(doc)
+                terms.append(vocab.setdefault(term, len(vocab)))
+                seqs.append(first + i)
                 tfs.append(float(tf))
-        self.vocab = vocab
-        avg = float(lengths.mean()) if self.n_docs and lengths.mean() > 0 else 1.0
-        row_arr = np.asarray(rows, dtype=np.int64)
-        col_arr = np.asarray(cols, dtype=np.int64)
-        tf_arr = np.asarray(tfs, dtype=np.float64)
-        df = np.bincount(row_arr, minlength=len(vocab)).astype(np.float64)
-        idf = np.log(1.0 + (self.n_docs - df + 0.5) / (df + 0.5))
-        norm = k1 * (1.0 - b + b * lengths[col_arr] / avg)
-        weights = idf[row_arr] * tf_arr * (k1 + 1.0) / (tf_arr + norm)
-        order = np.argsort(row_arr, kind="stable")
-        self._post_docs = col_arr[order]
-        self._post_weights = weights[order]
-        self._term_start = np.concatenate(([0], np.cumsum(df))).astype(np.int64)
-        self.idf = idf
+        n_terms = len(vocab)
+        term_arr = np.asarray(terms, dtype=np.int64)
+        df = np.zeros(n_terms, dtype=np.float64)
+        df[: len(self._df)] = self._df
+        df += np.bincount(term_arr, minlength=n_terms)
+        self._df = df
+        self._total += int(lengths.sum())
+        self._seq_len = np.concatenate([self._seq_len, lengths])
+        self._row_seq = np.concatenate([self._row_seq, np.arange(first, first + len(documents), dtype=np.int64)])
+        if terms:
+            fresh = _segment(term_arr, np.asarray(seqs, dtype=np.int64), np.asarray(tfs, dtype=np.float64), n_terms)
+            self._segments = (*self._segments, fresh)
+
+    def _rows_of(self, row_seq: IntArray) -> IntArray:
+        out = np.full(len(self._seq_len), -1, dtype=np.int64)
+        out[row_seq] = np.arange(len(row_seq), dtype=np.int64)
+        return out
+
+    def changed(self, removed: Sequence[int], removed_texts: Sequence[str], added: Sequence[str]) -> BM25Index:
+        """A new index: documents at rows ``removed`` (whose texts are ``removed_texts``) taken out, the others
+        moved up in order, ``added`` appended. This index is left as it was (it shares the vocabulary, which
+        only grows, and the postings, which are never changed)."""
+        if self._stats is not None:
+            raise ValueError("a subset of an index cannot change")
+        out = object.__new__(BM25Index)
+        out.k1, out.b, out.vocab = self.k1, self.b, self.vocab
+        out._segments, out._stats = self._segments, None
+        out._seq_len, out._total = self._seq_len, self._total
+        out._df = self._df.copy()
+        for text in removed_texts:
+            counts = Counter(tokenize(text))
+            out._total -= sum(counts.values())
+            for term in counts:
+                out._df[self.vocab[term]] -= 1.0
+        out._row_seq = np.delete(self._row_seq, np.asarray(removed, dtype=np.int64)) if len(removed) else self._row_seq
+        out._add(added)
+        out._seq_row = out._rows_of(out._row_seq)
+        segments = list(out._segments)
+        while len(segments) > 1 and 2 * len(segments[-1].seqs) >= len(segments[-2].seqs):
+            last = segments.pop()
+            segments[-1] = _merged([segments[-1], last], out._seq_row, len(out.vocab))
+        out._segments = tuple(segments)
+        return out
 
     def subset(self, docs: Sequence[int]) -> BM25Index:
         """The index of ``docs`` only (renumbered 0.. in the given order), with this index's weights: a
-        kept document scores exactly as it does here (idf and length norm of the whole corpus). Costs a
-        pass over the postings, not a re-tokenisation."""
-        rows = np.asarray(docs, dtype=np.int64)
-        renumber = np.full(self.n_docs, -1, dtype=np.int64)
-        renumber[rows] = np.arange(rows.size, dtype=np.int64)
-        terms = np.repeat(np.arange(len(self.vocab), dtype=np.int64), np.diff(self._term_start))
-        keep = renumber[self._post_docs] >= 0
+        kept document scores exactly as it does here (idf and length norm of the whole corpus). Costs an
+        array over the documents, not a re-tokenisation."""
         out = object.__new__(BM25Index)
-        out.n_docs = int(rows.size)
-        out.vocab = self.vocab
-        out.idf = self.idf
-        out._post_docs = renumber[self._post_docs[keep]]
-        out._post_weights = self._post_weights[keep]
-        counts = np.bincount(terms[keep], minlength=len(self.vocab))
-        out._term_start = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        out.k1, out.b, out.vocab = self.k1, self.b, self.vocab
+        out._segments, out._seq_len, out._df, out._total = self._segments, self._seq_len, self._df, self._total
+        out._stats = self._stats or (self.n_docs, self._total)
+        out._row_seq = self._row_seq[np.asarray(docs, dtype=np.int64)]
+        out._seq_row = out._rows_of(out._row_seq)
         return out
 
+    # -- statistics ---------------------------------------------------------------------------------------
+    @property
+    def n_docs(self) -> int:
+        return len(self._row_seq)
+
+    @property
+    def idf(self) -> FloatArray:
+        """Per term id, its BM25 idf (terms no document holds any more: 0 documents)."""
+        n = self._stats[0] if self._stats else self.n_docs
+        df = self._df
+        return np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def knows(self, term: str) -> bool:
+        """Whether a document of the corpus holds ``term`` (a stemmed token)."""
+        t = self.vocab.get(term)
+        return t is not None and t < len(self._df) and self._df[t] > 0
+
+    # -- queries ------------------------------------------------------------------------------------------
     def query_terms(self, query: str) -> list[int]:
-        """Ids of the query's distinct known terms."""
+        """Ids of the query's distinct terms that some document holds, in query order."""
         seen: dict[int, None] = {}
         for term in tokenize(query):
-            idx = self.vocab.get(term)
-            if idx is not None:
-                seen.setdefault(idx, None)
+            if self.knows(term):
+                seen.setdefault(self.vocab[term], None)
         return list(seen)
 
     def scores(self, query: str) -> npt.NDArray[np.float64]:
@@ -104,16 +204,23 @@ class BM25Index:
 
     def scores_for_terms(self, terms: Sequence[int]) -> npt.NDArray[np.float64]:
         """BM25 score of every document for a query given as distinct term ids."""
-        if not terms or self.n_docs == 0:
+        known = [t for t in terms if t < len(self._df) and self._df[t] > 0]
+        if not known or self.n_docs == 0:
             return np.zeros(self.n_docs, dtype=np.float64)
-        starts = self._term_start
-        if len(terms) == 1:
-            sl = slice(int(starts[terms[0]]), int(starts[terms[0] + 1]))
-            docs, weights = self._post_docs[sl], self._post_weights[sl]
-        else:
-            idx = np.concatenate([np.arange(starts[t], starts[t + 1]) for t in terms])
-            docs, weights = self._post_docs[idx], self._post_weights[idx]
-        return np.bincount(docs, weights=weights, minlength=self.n_docs).astype(np.float64)
+        n, total = self._stats or (self.n_docs, self._total)
+        avg = total / n if n and total > 0 else 1.0
+        idf = np.log(1.0 + (n - self._df[known] + 0.5) / (self._df[known] + 0.5))
+        parts = [(i, s.seqs[s.term(t)], s.tfs[s.term(t)]) for i, t in enumerate(known) for s in self._segments]
+        seqs = np.concatenate([p[1] for p in parts])
+        tfs = np.concatenate([p[2] for p in parts])
+        which = np.concatenate([np.full(len(p[1]), p[0], dtype=np.int64) for p in parts])
+        rows = self._seq_row[seqs]
+        held = rows >= 0
+        rows, seqs, tfs, which = rows[held], seqs[held], tfs[held], which[held]
+        k1, b = self.k1, self.b
+        norm = k1 * (1.0 - b + b * self._seq_len[seqs] / avg)
+        weights = idf[which] * tfs * (k1 + 1.0) / (tfs + norm)
+        return np.bincount(rows, weights=weights, minlength=self.n_docs).astype(np.float64)
 
     def top(self, query: str, k: int) -> list[tuple[int, float]]:
         """The ``k`` best documents with a positive score, best first (ties: lower index first)."""

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-import numpy.typing as npt
-
 from anchormem.model import Scope, Turn
-from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.query.rows import Blocks
+from anchormem.query.snapshot import ScopeSnapshot, Vectors
 
 
 def merge_snapshots(parts: Sequence[tuple[Scope, ScopeSnapshot]]) -> ScopeSnapshot:
@@ -38,9 +36,9 @@ def merge_snapshots(parts: Sequence[tuple[Scope, ScopeSnapshot]]) -> ScopeSnapsh
     return ScopeSnapshot(
         contexts=[c for _, snap in parts for c in snap.contexts],
         facts=[f for _, snap in parts for f in snap.facts],
-        fact_vectors=_stack([snap.fact_vectors for _, snap in parts], first.fact_vectors),
+        fact_vectors=_stack([snap.fact_vectors for _, snap in parts], first.fact_vectors.shape[1]),
         events=[e for snap in with_events for e in snap.events],
-        event_vectors=_stack([snap.event_vectors for snap in with_events], np.zeros((0, 0), np.float32)),
+        event_vectors=_stack([snap.event_vectors for snap in with_events], 0),
         embed_texts=first.embed_texts,
         window_chars=first.window_chars,
         context_scopes=tuple(scopes),
@@ -48,9 +46,7 @@ def merge_snapshots(parts: Sequence[tuple[Scope, ScopeSnapshot]]) -> ScopeSnapsh
     )
 
 
-def _stack(matrices: list[npt.NDArray[np.float32]], empty: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """The rows of ``matrices`` one after another (``empty`` when none has a row)."""
-    full = [m for m in matrices if m.size]
-    if not full:
-        return matrices[0] if matrices else empty
-    return np.ascontiguousarray(np.vstack(full), dtype=np.float32)
+def _stack(matrices: Sequence[Vectors], dim: int) -> Blocks:
+    """The rows of ``matrices`` one after another, sharing their blocks (no copy)."""
+    blocks = [b for m in matrices for b in Blocks.of(m).blocks]
+    return Blocks(blocks, int(blocks[0].shape[1]) if blocks else dim)

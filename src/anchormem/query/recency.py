@@ -25,15 +25,11 @@ from __future__ import annotations
 import weakref
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import ClassVar
 
-from anchormem.query.dates import parse_when
 from anchormem.query.rerank import FLOOR, Candidates, register
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.subject import Subjects
-
-_EPOCH = datetime(1970, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -58,14 +54,15 @@ def timeline(snapshot: ScopeSnapshot) -> Timeline:
     cached = _TIMELINES.get(snapshot)
     if cached is not None:
         return cached
-    keys = [(snapshot.scope_of(row), c.session) for row, c in enumerate(snapshot.contexts)]
-    first_row: dict[tuple[object, str], int] = {}
-    earliest: dict[tuple[object, str], float] = {}
-    for row, (key, context) in enumerate(zip(keys, snapshot.contexts, strict=True)):
+    if snapshot.several_scopes:
+        keys: list[object] = [(snapshot.scope_of(row), c.session) for row, c in enumerate(snapshot.contexts)]
+    else:  # one scope: the session label says it (and hashes faster than a scope)
+        keys = [c.session for c in snapshot.contexts]
+    first_row: dict[object, int] = {}
+    earliest: dict[object, float] = {}
+    for row, (key, stamp) in enumerate(zip(keys, snapshot.context_times, strict=True)):
         first_row.setdefault(key, row)
-        when = parse_when(context.date)
-        if when is not None:
-            stamp = (when - _EPOCH).total_seconds()
+        if stamp is not None:
             earliest[key] = min(stamp, earliest.get(key, stamp))
     dated = len(earliest) == len(first_row)
     times = earliest if dated else {k: float(r) for k, r in first_row.items()}

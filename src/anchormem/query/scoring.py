@@ -86,7 +86,7 @@ def expansion_terms(snapshot: ScopeSnapshot, query: str, fact_rows: list[int], l
     for f in fact_rows:
         counts.update(set(tokenize(snapshot.facts[f].text)) - asked)
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [index.vocab[t] for t, _ in ranked if t in index.vocab][:limit]
+    return [index.vocab[t] for t, _ in ranked if index.knows(t)][:limit]
 
 
 def event_votes(

@@ -7,9 +7,11 @@ snapshot, so a query costs a few matrix products and sparse row sums.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cached_property
+from typing import overload
 
 import numpy as np
 import numpy.typing as npt
@@ -17,11 +19,67 @@ import numpy.typing as npt
 from anchormem.config import ChunkSettings
 from anchormem.errors import ConfigError, InputError
 from anchormem.model import Context, Event, Fact, Scope, Turn
+from anchormem.query.dates import parse_when
 from anchormem.query.lexical import BM25Index
+from anchormem.query.rows import Blocks
 from anchormem.query.voice import anchor_speaker
 
 IntArray = npt.NDArray[np.int64]
 TurnKey = tuple[Scope | None, str]
+_EPOCH = datetime(1970, 1, 1)
+Vectors = Blocks | npt.NDArray[np.float32]
+
+
+class FactGroups(Sequence[list[int]]):
+    """Fact rows of each context (``snapshot.context_facts[row]``), read from ``fact_segments``: no list per
+    context is built until one is asked for."""
+
+    def __init__(self, segments: tuple[IntArray, IntArray, IntArray], n_contexts: int) -> None:
+        order, starts, rows = segments
+        self._order = order
+        self._start = np.zeros(n_contexts, dtype=np.int64)
+        self._end = np.zeros(n_contexts, dtype=np.int64)
+        self._start[rows] = starts
+        self._end[rows] = np.r_[starts[1:], order.size] if starts.size else starts
+
+    def __len__(self) -> int:
+        return len(self._start)
+
+    @overload
+    def __getitem__(self, row: int) -> list[int]: ...
+    @overload
+    def __getitem__(self, row: slice) -> list[list[int]]: ...
+    def __getitem__(self, row: int | slice) -> list[int] | list[list[int]]:
+        if isinstance(row, slice):
+            return [self[r] for r in range(len(self))[row]]
+        return [int(f) for f in self._order[self._start[row] : self._end[row]]]
+
+    def __iter__(self) -> Iterator[list[int]]:
+        return (self[r] for r in range(len(self)))
+
+
+class EventFacts(Sequence[list[int]]):
+    """Fact rows of each event's known source facts (``snapshot.event_facts[e]``), looked up when asked."""
+
+    def __init__(self, snapshot: ScopeSnapshot) -> None:
+        self._events = snapshot.events
+        self._rows = snapshot.fact_row
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    @overload
+    def __getitem__(self, e: int) -> list[int]: ...
+    @overload
+    def __getitem__(self, e: slice) -> list[list[int]]: ...
+    def __getitem__(self, e: int | slice) -> list[int] | list[list[int]]:
+        if isinstance(e, slice):
+            return [self[i] for i in range(len(self))[e]]
+        rows = self._rows
+        return [rows[fid] for fid in self._events[e].fact_ids if fid in rows]
+
+    def __iter__(self) -> Iterator[list[int]]:
+        return (self[e] for e in range(len(self)))
 
 
 @dataclass(eq=False)
@@ -41,9 +99,9 @@ class ScopeSnapshot:
 
     contexts: list[Context]
     facts: list[Fact]
-    fact_vectors: npt.NDArray[np.float32]
+    fact_vectors: Vectors  # kept as Blocks (``query.rows``): a grown snapshot shares its rows with the last
     events: list[Event] = field(default_factory=list)
-    event_vectors: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    event_vectors: Vectors = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     embed_texts: Callable[[list[str]], npt.NDArray[np.float32]] | None = None  # for the ``chunks`` baseline
     window_chars: int = ChunkSettings().chat_chars  # text of a full chat window (``ChunkSettings.chat_chars``)
     context_scopes: tuple[Scope, ...] = ()
@@ -51,6 +109,8 @@ class ScopeSnapshot:
     restricted: dict[object, ScopeSnapshot] = field(default_factory=dict, repr=False)  # filtered parts, kept
 
     def __post_init__(self) -> None:
+        self.fact_vectors = Blocks.of(self.fact_vectors)
+        self.event_vectors = Blocks.of(self.event_vectors)
         if len(self.fact_vectors) != len(self.facts):
             raise InputError(f"{len(self.facts)} facts but {len(self.fact_vectors)} fact vectors")
         if len(self.events) and len(self.event_vectors) != len(self.events):
@@ -100,9 +160,27 @@ class ScopeSnapshot:
         return [anchor_speaker(f.text) if f.source == "offline" else None for f in self.facts]
 
     @cached_property
+    def speaker_sums(self) -> dict[str, tuple[npt.NDArray[np.float64], int]]:
+        """Per speaker that verbatim anchors name: the sum of its anchors' vectors (float64) and their count."""
+        groups: dict[str, list[int]] = {}
+        for i, who in enumerate(self.fact_speakers):
+            if who is not None:
+                groups.setdefault(who, []).append(i)
+        return {who: (self.fact_vectors[rows].sum(axis=0, dtype=np.float64), len(rows)) for who, rows in groups.items()}
+
+    @cached_property
     def speakers(self) -> frozenset[str]:
         """The speakers that verbatim anchors name."""
-        return frozenset(s for s in self.fact_speakers if s)
+        return frozenset(filter(None, self.fact_speakers))
+
+    @cached_property
+    def context_times(self) -> list[float | None]:
+        """Per context, its DATE as seconds since 1970 (None where no date can be read)."""
+        out: list[float | None] = []
+        for context in self.contexts:
+            when = parse_when(context.date)
+            out.append(None if when is None else (when - _EPOCH).total_seconds())
+        return out
 
     @cached_property
     def context_row(self) -> dict[str, int]:
@@ -120,13 +198,9 @@ class ScopeSnapshot:
         return np.asarray([rows.get(f.context_id, -1) for f in self.facts], dtype=np.int64)
 
     @cached_property
-    def context_facts(self) -> list[list[int]]:
-        """Fact rows of each context."""
-        out: list[list[int]] = [[] for _ in self.contexts]
-        for i, row in enumerate(self.fact_context.tolist()):
-            if row >= 0:
-                out[row].append(i)
-        return out
+    def context_facts(self) -> FactGroups:
+        """Fact rows of each context, in fact order."""
+        return FactGroups(self.fact_segments, len(self.contexts))
 
     @cached_property
     def fact_segments(self) -> tuple[IntArray, IntArray, IntArray]:
@@ -143,10 +217,22 @@ class ScopeSnapshot:
         return order.astype(np.int64), starts.astype(np.int64), rows[starts].astype(np.int64)
 
     @cached_property
-    def event_facts(self) -> list[list[int]]:
+    def event_facts(self) -> EventFacts:
         """Fact rows of each event's known source facts."""
-        rows = self.fact_row
-        return [[rows[fid] for fid in e.fact_ids if fid in rows] for e in self.events]
+        return EventFacts(self)
+
+    @cached_property
+    def event_row(self) -> dict[str, int]:
+        return {e.id: i for i, e in enumerate(self.events)}
+
+    @cached_property
+    def fact_event_ids(self) -> dict[str, tuple[str, ...]]:
+        """Per fact id, the ids of the events built on it (facts of no event are absent)."""
+        found: dict[str, list[str]] = {}
+        for e in self.events:
+            for fid in e.fact_ids:
+                found.setdefault(fid, []).append(e.id)
+        return {f: tuple(es) for f, es in found.items()}
 
     def piece_keys(self, row: int) -> list[str]:
         """The keys of context ``row``'s pieces in the turn indexes, in order without repeats: a whole
@@ -174,26 +260,34 @@ class ScopeSnapshot:
         ``window_chars``, at most 1: a window closed early because the next turn did not fit, or
         at the end of a session, is a part of a window. A session's only window counts 1.
         """
+        return [self.share_of(row) for row in range(len(self.contexts))]
+
+    def share_of(self, row: int) -> float:
+        """:attr:`context_share` of one row (it depends on the row and its neighbours of its session)."""
         turns = self.context_turns
         contexts = self.contexts
-        out: list[float] = []
-        for row, context in enumerate(contexts):
-            neighbours = [
-                r for r in (row - 1, row + 1) if 0 <= r < len(contexts) and contexts[r].session == context.session
-            ]
-            cut_by_length = bool(neighbours) and not any(turns[row] & turns[r] for r in neighbours)
-            if cut_by_length and self.window_chars > 0:
-                out.append(min(1.0, len(context.text) / self.window_chars))
-            else:
-                out.append(1.0)
-        return out
+        context = contexts[row]
+        neighbours = [
+            r for r in (row - 1, row + 1) if 0 <= r < len(contexts) and contexts[r].session == context.session
+        ]
+        cut_by_length = bool(neighbours) and not any(turns[row] & turns[r] for r in neighbours)
+        if cut_by_length and self.window_chars > 0:
+            return min(1.0, len(context.text) / self.window_chars)
+        return 1.0
+
+    @cached_property
+    def piece_numbers(self) -> dict[str, int]:
+        """A number per piece key (:meth:`piece_keys`), for :attr:`turn_segments`. A snapshot grown from this
+        one adds its new pieces to the same dictionary (numbers only grow; a piece no context holds any more
+        keeps its number, unused)."""
+        return {}
 
     @cached_property
     def turn_segments(self) -> tuple[IntArray, IntArray, int]:
         """Windows -> turns for spreading scores over shared turns: (context row of each (window,
-        piece) pair, piece number of the pair, number of distinct pieces); pieces as in
+        piece) pair, piece number of the pair, count of piece numbers); pieces as in
         :meth:`piece_keys`, so passages of one message share nothing."""
-        numbers: dict[str, int] = {}
+        numbers = self.piece_numbers
         ctx_rows: list[int] = []
         turn_rows: list[int] = []
         for row in range(len(self.contexts)):

@@ -21,7 +21,6 @@ the first three: 0.25: 6/79, 6/20; 0.35: 3/79, 7/20; 0.45: 1/79, 6/20 (user/assi
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -65,7 +64,7 @@ def subjects(
     with_anchor = [r for r in rows if best[r] >= 0]
     neighbours: dict[int, set[int]] = {r: set() for r in rows}
     if len(with_anchor) > 1:
-        vectors = centred(snapshot)[[best[r] for r in with_anchor]]
+        vectors = centred(snapshot, [best[r] for r in with_anchor])
         sims = vectors @ vectors.T
         linked = _event_links(snapshot, [best[r] for r in with_anchor])
         for i, a in enumerate(with_anchor):
@@ -77,54 +76,31 @@ def subjects(
     return Subjects(best_fact=best, neighbours={r: frozenset(n) for r, n in neighbours.items()})
 
 
-_CENTRED: weakref.WeakKeyDictionary[ScopeSnapshot, npt.NDArray[np.float32]] = weakref.WeakKeyDictionary()
-
-
-def centred(snapshot: ScopeSnapshot) -> npt.NDArray[np.float32]:
-    """The fact vectors, each verbatim anchor less the mean of its speaker's anchors, normalised again (facts
-    that name no speaker, e.g. an LLM's, as they are); computed once per snapshot. What all of one speaker's anchors
-    share ("Maya: …", "user: …") says who is speaking, not what about: comparing what remains keeps short
-    anchors of one speaker from looking alike, and named speakers from linking more than ``user``."""
-    cached = _CENTRED.get(snapshot)
-    if cached is None:
-        vectors = np.asarray(snapshot.fact_vectors, dtype=np.float32)
-        out = vectors.copy()
-        speakers = snapshot.fact_speakers
-        groups: dict[str | None, list[int]] = {}
-        for i, who in enumerate(speakers):
-            groups.setdefault(who, []).append(i)
-        for who, members in groups.items():
-            if who is not None and len(members) > 1:
-                out[members] -= vectors[members].mean(axis=0)
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        cached = np.where(norms > 1e-9, out / np.maximum(norms, 1e-9), 0.0).astype(np.float32)
-        _CENTRED[snapshot] = cached
-    return cached
-
-
-_FACT_EVENTS: weakref.WeakKeyDictionary[ScopeSnapshot, dict[int, tuple[int, ...]]] = weakref.WeakKeyDictionary()
-
-
-def fact_events(snapshot: ScopeSnapshot) -> dict[int, tuple[int, ...]]:
-    """Per fact row, the event rows built on it (computed once per snapshot)."""
-    cached = _FACT_EVENTS.get(snapshot)
-    if cached is None:
-        found: dict[int, list[int]] = {}
-        for e, members in enumerate(snapshot.event_facts):
-            for f in members:
-                found.setdefault(f, []).append(e)
-        cached = {f: tuple(es) for f, es in found.items()}
-        _FACT_EVENTS[snapshot] = cached
-    return cached
+def centred(snapshot: ScopeSnapshot, rows: Sequence[int]) -> npt.NDArray[np.float32]:
+    """The fact vectors at ``rows``, each verbatim anchor less the mean of its speaker's anchors, normalised
+    again (facts that name no speaker, e.g. an LLM's, as they are). What all of one speaker's anchors share
+    ("Maya: …", "user: …") says who is speaking, not what about: comparing what remains keeps short anchors
+    of one speaker from looking alike, and named speakers from linking more than ``user``. The speakers' sums
+    are kept on the snapshot (:attr:`ScopeSnapshot.speaker_sums`), so this costs the rows asked for."""
+    out = np.array(snapshot.fact_vectors[list(rows)], dtype=np.float32)
+    sums = snapshot.speaker_sums
+    speakers = snapshot.fact_speakers
+    for i, row in enumerate(rows):
+        who = speakers[row]
+        held = sums.get(who) if who is not None else None
+        if held is not None and held[1] > 1:
+            out[i] -= (held[0] / held[1]).astype(np.float32)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return np.where(norms > 1e-9, out / np.maximum(norms, 1e-9), 0.0).astype(np.float32)
 
 
 def _event_links(snapshot: ScopeSnapshot, facts: Sequence[int]) -> set[tuple[int, int]]:
     """Pairs of the given facts that one event ties together (both orders)."""
     if not snapshot.events:
         return set()
-    events = fact_events(snapshot)
-    by_event: dict[int, list[int]] = {}
+    events = snapshot.fact_event_ids
+    by_event: dict[str, list[int]] = {}
     for f in set(facts):
-        for e in events.get(f, ()):
+        for e in events.get(snapshot.facts[f].id, ()):
             by_event.setdefault(e, []).append(f)
     return {(a, b) for members in by_event.values() for a in members for b in members if a != b}

@@ -13,6 +13,7 @@ from typing import Any
 
 from anchormem.errors import StoreError, StoreFullError
 from anchormem.model import Scope
+from anchormem.store.journal import Change, Journal
 from anchormem.store.sql import integrity
 from anchormem.store.sql.check import CheckReport
 from anchormem.store.sql.check import check as check_store
@@ -29,6 +30,8 @@ class SQLBase:
         self.dialect = dialect
         self._lock = threading.RLock()
         self._open: Cursor | None = None  # the transaction this store's lock holder has open
+        self.journal = Journal()  # what this process's committed writes changed (anchormem.store.journal)
+        self._pending: list[tuple[Scope, int, Change]] = []  # changes of the open transaction
         try:
             self._migrate()
         except BaseException:
@@ -51,6 +54,7 @@ class SQLBase:
                     self._lock_scope(self._open, scope)
                 yield self._open
                 return
+            self._pending = []
             try:
                 with self._conn.transaction() as raw:
                     cur = self._open = Cursor(raw, self.dialect)
@@ -62,6 +66,14 @@ class SQLBase:
                         self._open = None
             except self._conn.errors as exc:
                 raise self._error(f"{what} failed", exc) from exc
+            finally:
+                committed, self._pending = self._pending, []
+            for changed, version, change in committed:  # reached only when the transaction committed
+                self.journal.record(changed, version, change)
+
+    def _changed(self, scope: Scope, version: int, change: Change) -> None:
+        """Note what a write of the open transaction did to ``scope`` at ``version`` (journaled on commit)."""
+        self._pending.append((scope, version, change))
 
     @contextmanager
     def transaction(self, scope: Scope) -> Iterator[None]:

@@ -23,6 +23,7 @@ import numpy as np
 
 from anchormem.errors import StoreError
 from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
+from anchormem.store.journal import Change
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix, SavedRequest
 from anchormem.store.sql import integrity
 from anchormem.store.sql import lifecycle as life
@@ -101,13 +102,15 @@ class SQLStore(SQLBase):
     """A :class:`~anchormem.store.protocol.Store` over one SQL connection (thread-safe: calls are
     serialised). Migrations run on open."""
 
-    def _bump(self, cur: Cursor, scope: Scope) -> None:
-        cur.execute(
+    def _bump(self, cur: Cursor, scope: Scope, change: Change | None = None) -> None:
+        """Move the scope's version on, noting what the write changed for retrieval (the journal)."""
+        row = cur.execute(
             f"INSERT INTO scopes ({_SCOPE_COLS}, version) VALUES (?, ?, ?, 1 + COALESCE("
             "(SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'version_floor'), 0)) "
-            f"ON CONFLICT ({_SCOPE_COLS}) DO UPDATE SET version = scopes.version + 1",
+            f"ON CONFLICT ({_SCOPE_COLS}) DO UPDATE SET version = scopes.version + 1 RETURNING version",
             _sk(scope),
-        )
+        ).fetchone()
+        self._changed(scope, int(row[0]), change or Change())
 
     @decoder
     def _matrix(self, values: list[Any]) -> Matrix:
@@ -163,6 +166,7 @@ class SQLStore(SQLBase):
         into: str,
         row: Callable[[T, float], tuple[object, ...]],
         keep: Callable[[Cursor, Sequence[T]], Sequence[T]] | None = None,
+        change: Callable[[list[T]], Change] | None = None,
     ) -> list[T]:
         """Insert each item that is not stored yet (and that ``keep``, asked inside the transaction, keeps);
         returns those, and bumps the version if any."""
@@ -173,7 +177,7 @@ class SQLStore(SQLBase):
                 if cur.execute(self.dialect.insert(into), (*_sk(scope), *row(item, now))).rowcount:
                     added.append(item)
             if added:
-                self._bump(cur, scope)
+                self._bump(cur, scope, change(added) if change else None)
         return added
 
     def add_turns(self, scope: Scope, turns: Sequence[Turn]) -> list[Turn]:
@@ -197,7 +201,10 @@ class SQLStore(SQLBase):
             held = integrity.existing(cur, "turns", "id", _sk(scope), (t for c in items for t in c.turn_ids))
             return [c for c in items if held.issuperset(c.turn_ids)]
 
-        return self._add_new(scope, contexts, _CONTEXT_INSERT, _context_row, whole)
+        def change(added: list[Context]) -> Change:
+            return Change(contexts=tuple(added))
+
+        return self._add_new(scope, contexts, _CONTEXT_INSERT, _context_row, whole, change)
 
     def contexts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Context]:
         sql, params = self._with_ids(
@@ -246,7 +253,18 @@ class SQLStore(SQLBase):
                 [(ex.ungrounded, *sk, ex.context_id) for ex in extractions if ex.context_id in held],
             )
             if held:
-                self._bump(cur, scope)
+                kept = [
+                    (fact, vec)
+                    for ex in extractions
+                    if ex.context_id in held
+                    for fact, vec in zip(ex.facts, ex.vectors, strict=True)
+                    if fact.context_id in held
+                ]
+                exact = added == len(kept)  # else some were stored already: which, this write cannot say
+                rows_of = [v for _, v in kept]
+                vectors = np.asarray(rows_of, dtype=np.float32) if kept else np.zeros((0, 0), np.float32)
+                facts = tuple(f for f, _ in kept)
+                self._bump(cur, scope, Change(facts=facts, fact_vectors=vectors, unknown=not exact))
         return added
 
     def mark_failed(self, scope: Scope, context_id: str, error: str) -> None:
@@ -275,7 +293,7 @@ class SQLStore(SQLBase):
     def add_events(self, scope: Scope, events: Sequence[Event], vectors: Matrix) -> int:
         """Store the new events whose member facts are all stored (an event on a deleted fact is not written)."""
         sk, now, d = _sk(scope), time.time(), self.dialect
-        added = 0
+        stored: list[tuple[Event, Matrix]] = []
         with self._tx(scope=scope) as cur:
             held = integrity.existing(cur, "facts", "id", sk, (f for ev in events for f in ev.fact_ids))
             for ev, vec in zip(events, vectors, strict=True):
@@ -285,14 +303,15 @@ class SQLStore(SQLBase):
                 into = f"events ({_SCOPE_COLS}, id, text, fact_ids, source, vector, added_at) "
                 if not cur.execute(d.insert(f"{into}VALUES (?,?,?,?,?,?,?,{d.vector_placeholder},?)"), row).rowcount:
                     continue
-                added += 1
+                stored.append((ev, vec))
                 cur.executemany(
                     d.insert(f"event_facts ({_SCOPE_COLS}, event_id, fact_id) VALUES (?,?,?,?,?)"),
                     [(*sk, ev.id, fid) for fid in ev.fact_ids],
                 )
-            if added:
-                self._bump(cur, scope)
-        return added
+            if stored:
+                matrix = np.asarray([v for _, v in stored], dtype=np.float32).reshape(len(stored), -1)
+                self._bump(cur, scope, Change(events=tuple(e for e, _ in stored), event_vectors=matrix))
+        return len(stored)
 
     def events(self, scope: Scope) -> list[Event]:
         rows = self._q(f"SELECT {_EVENT_COLUMNS} FROM events WHERE {_SCOPE} ORDER BY {self.dialect.order}", _sk(scope))
@@ -338,7 +357,12 @@ class SQLStore(SQLBase):
                 [*fact_ids, *more[1]],
                 [*event_ids, *more[2]],
             )
-            self._bump(cur, scope)
+            gone = Change(
+                removed_contexts=(*context_ids, *more[0]),
+                removed_facts=(*fact_ids, *more[1]),
+                removed_events=(*event_ids, *more[2]),
+            )
+            self._bump(cur, scope, gone)
         return counts
 
     def update_turn(self, scope: Scope, turn_id: str, text: str) -> dict[str, int]:
@@ -351,12 +375,15 @@ class SQLStore(SQLBase):
                 return {"turns": 0, "contexts": 0, "facts": 0, "events": 0}
             contexts, facts, events = integrity.derived(cur, key, [turn_id], (), ())
             counts = life.delete_records(cur, key, (), contexts, facts, events)
-            self._bump(cur, scope)
+            gone = Change(removed_contexts=tuple(contexts), removed_facts=tuple(facts), removed_events=tuple(events))
+            self._bump(cur, scope, gone)
         return {**counts, "turns": 1}
 
     def delete_scope(self, scope: Scope) -> dict[str, int]:
         with self._tx(scope=scope) as cur:
-            return life.delete_scope(cur, _sk(scope))
+            counts = life.delete_scope(cur, _sk(scope))
+        self.journal.drop([scope])
+        return counts
 
     def unlinked_facts(self, scope: Scope) -> list[str]:
         sql = f"SELECT id FROM facts WHERE {_SCOPE} AND linked = FALSE ORDER BY {self.dialect.order}"
