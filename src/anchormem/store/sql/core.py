@@ -24,7 +24,7 @@ import numpy as np
 from anchormem.errors import StoreError
 from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix, SavedRequest
-from anchormem.store.sql import integrity
+from anchormem.store.sql import codec, integrity
 from anchormem.store.sql import lifecycle as life
 from anchormem.store.sql import requests as saved
 from anchormem.store.sql.base import SQLBase
@@ -35,66 +35,6 @@ from anchormem.store.sql.keys import sk as _sk
 
 T = TypeVar("T")
 Ids = Sequence[str]
-
-_EVENT_COLUMNS = "id, text, fact_ids, source"
-# the usage table's columns, and the Usage field each holds ("seconds" is the summed call time)
-_USAGE = (
-    "calls",
-    "prompt_tokens",
-    "completion_tokens",
-    "seconds",
-    "cached_calls",
-    "failed_calls",
-    "cached_prompt_tokens",
-    "cached_completion_tokens",
-    "wall_seconds",
-)
-_USAGE_FIELDS = tuple("call_seconds" if c == "seconds" else c for c in _USAGE)
-
-
-_TURN_INSERT = (
-    f"turns ({_SCOPE_COLS}, id, session, position, speaker, text, timestamp, image_caption, time_given, metadata, "
-    "added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
-)
-_CONTEXT_INSERT = (
-    f"contexts ({_SCOPE_COLS}, id, session, position, turn_ids, date, text, offsets, status, attempts, added_at) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,'pending',0,?)"
-)
-
-
-def _turn_row(t: Turn, now: float) -> tuple[object, ...]:
-    meta = json.dumps(t.metadata, ensure_ascii=False, sort_keys=True) if t.metadata is not None else None
-    return (t.id, t.session, t.position, t.speaker, t.text, t.timestamp, t.image_caption, t.time_given, meta, now)
-
-
-@decoder
-def _turn(row: Sequence[Any]) -> Turn:
-    tid, session, position, speaker, text, timestamp, caption, given, meta = row
-    metadata = json.loads(meta) if meta is not None else None
-    return Turn(tid, session, position, speaker, text, timestamp, caption, given, metadata)
-
-
-def _context_row(c: Context, now: float) -> tuple[object, ...]:
-    offsets = json.dumps([list(o) for o in c.offsets]) if c.offsets else None  # NULL: whole messages
-    return (c.id, c.session, c.position, json.dumps(list(c.turn_ids)), c.date, c.text, offsets, now)
-
-
-@decoder
-def _context(r: Sequence[Any]) -> Context:
-    offsets = tuple((int(a), int(b)) for a, b in json.loads(r[6])) if r[6] else ()
-    return Context(
-        id=r[0], session=r[1], position=r[2], turn_ids=tuple(json.loads(r[3])), date=r[4], text=r[5], offsets=offsets
-    )
-
-
-@decoder
-def _event(r: Sequence[Any]) -> Event:
-    return Event(id=r[0], text=r[1], fact_ids=tuple(json.loads(r[2])), source=r[3])
-
-
-@decoder
-def _usage(r: Sequence[Any]) -> Usage:
-    return Usage(**dict(zip(_USAGE_FIELDS, r, strict=True)))
 
 
 class SQLStore(SQLBase):
@@ -177,18 +117,15 @@ class SQLStore(SQLBase):
         return added
 
     def add_turns(self, scope: Scope, turns: Sequence[Turn]) -> list[Turn]:
-        return self._add_new(scope, turns, _TURN_INSERT, _turn_row)
+        return self._add_new(scope, turns, codec.TURN_INSERT, codec.turn_row)
 
     def turns(self, scope: Scope, session: str | None = None) -> list[Turn]:
-        sql = (
-            "SELECT id, session, position, speaker, text, timestamp, image_caption, time_given, metadata "
-            f"FROM turns WHERE {_SCOPE}"
-        )
+        sql = f"SELECT {codec.TURN_COLUMNS} FROM turns WHERE {_SCOPE}"
         params: list[object] = list(_sk(scope))
         if session is not None:
             sql += " AND session = ?"
             params.append(session)
-        return [_turn(r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
+        return [codec.turn(r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
 
     def add_contexts(self, scope: Scope, contexts: Sequence[Context]) -> list[Context]:
         """Store the new contexts whose turns are all stored (a context of deleted words is not written)."""
@@ -197,15 +134,15 @@ class SQLStore(SQLBase):
             held = integrity.existing(cur, "turns", "id", _sk(scope), (t for c in items for t in c.turn_ids))
             return [c for c in items if held.issuperset(c.turn_ids)]
 
-        return self._add_new(scope, contexts, _CONTEXT_INSERT, _context_row, whole)
+        return self._add_new(scope, contexts, codec.CONTEXT_INSERT, codec.context_row, whole)
 
     def contexts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Context]:
         sql, params = self._with_ids(
-            f"SELECT id, session, position, turn_ids, date, text, offsets FROM contexts WHERE {_SCOPE}",
+            f"SELECT {codec.CONTEXT_COLUMNS} FROM contexts WHERE {_SCOPE}",
             list(_sk(scope)),
             ids,
         )
-        return [_context(r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
+        return [codec.context(r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
 
     def extraction_states(self, scope: Scope) -> list[ExtractionState]:
         rows = self._q(
@@ -295,31 +232,30 @@ class SQLStore(SQLBase):
         return added
 
     def events(self, scope: Scope) -> list[Event]:
-        rows = self._q(f"SELECT {_EVENT_COLUMNS} FROM events WHERE {_SCOPE} ORDER BY {self.dialect.order}", _sk(scope))
-        return [_event(r) for r in rows]
+        sql = f"SELECT {codec.EVENT_COLUMNS} FROM events WHERE {_SCOPE} ORDER BY {self.dialect.order}"
+        rows = self._q(sql, _sk(scope))
+        return [codec.event(r) for r in rows]
 
     def event_matrix(self, scope: Scope) -> tuple[list[Event], Matrix]:
         rows = self._q(
-            f"SELECT {_EVENT_COLUMNS}, vector FROM events WHERE {_SCOPE} ORDER BY {self.dialect.order}",
+            f"SELECT {codec.EVENT_COLUMNS}, vector FROM events WHERE {_SCOPE} ORDER BY {self.dialect.order}",
             _sk(scope),
             binary=True,
         )
-        return [_event(r) for r in rows], self._matrix([r[4] for r in rows])
+        return [codec.event(r) for r in rows], self._matrix([r[4] for r in rows])
 
     # -- accounting ------------------------------------------------------------------------------------
 
     def record_usage(self, scope: Scope, usage: dict[str, Usage]) -> None:
-        add = ", ".join(f"{c} = usage.{c} + excluded.{c}" for c in _USAGE)
         with self._tx() as cur:
             cur.executemany(
-                f"INSERT INTO usage ({_SCOPE_COLS}, phase, {', '.join(_USAGE)}) "
-                f"VALUES ({', '.join('?' * (4 + len(_USAGE)))}) ON CONFLICT ({_SCOPE_COLS}, phase) DO UPDATE SET {add}",
-                [(*_sk(scope), phase, *(getattr(u, c) for c in _USAGE_FIELDS)) for phase, u in usage.items()],
+                codec.USAGE_UPSERT,
+                [(*_sk(scope), phase, *(getattr(u, c) for c in codec.USAGE_FIELDS)) for phase, u in usage.items()],
             )
 
     def usage(self, scope: Scope) -> dict[str, Usage]:
-        rows = self._q(f"SELECT phase, {', '.join(_USAGE)} FROM usage WHERE {_SCOPE} ORDER BY phase", _sk(scope))
-        return {r[0]: _usage(r[1:]) for r in rows}
+        rows = self._q(f"SELECT phase, {', '.join(codec.USAGE)} FROM usage WHERE {_SCOPE} ORDER BY phase", _sk(scope))
+        return {r[0]: codec.usage(r[1:]) for r in rows}
 
     # -- lifecycle: deletion, linking state, restored extraction state, history (see lifecycle) ------
 
