@@ -23,8 +23,8 @@ import numpy as np
 
 from anchormem.errors import StoreError
 from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
-from anchormem.store.protocol import Extraction, ExtractionState, Matrix, SavedRequest
-from anchormem.store.sql import codec, integrity
+from anchormem.store.protocol import Counts, Extraction, ExtractionState, Matrix, SavedRequest
+from anchormem.store.sql import codec, integrity, reads
 from anchormem.store.sql import lifecycle as life
 from anchormem.store.sql import requests as saved
 from anchormem.store.sql.base import SQLBase
@@ -60,10 +60,13 @@ class SQLStore(SQLBase):
         value = self.get_meta("embedder_dim")
         return int(value) if value else 0
 
-    def _with_ids(self, sql: str, params: list[object], ids: Sequence[str] | None) -> tuple[str, list[object]]:
-        if ids is None:
-            return sql, params
-        return f"{sql} AND id {self.dialect.in_ids}", [*params, self.dialect.id_list(list(ids))]
+    def _rows(self, columns: str, table: str, scope: Scope, **narrow: Any) -> list[tuple[Any, ...]]:
+        """``columns`` of the scope's rows of ``table`` in insertion order, narrowed as :func:`reads.where` does
+        (an empty list of ids or statuses matches nothing)."""
+        if any(v is not None and not isinstance(v, str) and not v for v in narrow.values()):
+            return []
+        cond, params = reads.where(self.dialect, _sk(scope), **narrow)
+        return self._q(f"SELECT {columns} FROM {table} WHERE {cond} ORDER BY {self.dialect.order}", params)
 
     # -- meta and scopes ------------------------------------------------------------------------------------
 
@@ -119,13 +122,13 @@ class SQLStore(SQLBase):
     def add_turns(self, scope: Scope, turns: Sequence[Turn]) -> list[Turn]:
         return self._add_new(scope, turns, codec.TURN_INSERT, codec.turn_row)
 
-    def turns(self, scope: Scope, session: str | None = None) -> list[Turn]:
-        sql = f"SELECT {codec.TURN_COLUMNS} FROM turns WHERE {_SCOPE}"
-        params: list[object] = list(_sk(scope))
-        if session is not None:
-            sql += " AND session = ?"
-            params.append(session)
-        return [codec.turn(r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
+    def turns(self, scope: Scope, session: str | None = None, ids: Ids | None = None) -> list[Turn]:
+        return [codec.turn(r) for r in self._rows(codec.TURN_COLUMNS, "turns", scope, session=session, ids=ids)]
+
+    def last_turn(self, scope: Scope) -> Turn | None:
+        sql = f"SELECT {codec.TURN_COLUMNS} FROM turns WHERE {_SCOPE} ORDER BY {self.dialect.order} DESC LIMIT 1"
+        found = self._q(sql, _sk(scope))
+        return codec.turn(found[0]) if found else None
 
     def add_contexts(self, scope: Scope, contexts: Sequence[Context]) -> list[Context]:
         """Store the new contexts whose turns are all stored (a context of deleted words is not written)."""
@@ -136,21 +139,18 @@ class SQLStore(SQLBase):
 
         return self._add_new(scope, contexts, codec.CONTEXT_INSERT, codec.context_row, whole)
 
-    def contexts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Context]:
-        sql, params = self._with_ids(
-            f"SELECT {codec.CONTEXT_COLUMNS} FROM contexts WHERE {_SCOPE}",
-            list(_sk(scope)),
-            ids,
-        )
-        return [codec.context(r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
+    def contexts(self, scope: Scope, ids: Ids | None = None, session: str | None = None) -> list[Context]:
+        found = self._rows(codec.CONTEXT_COLUMNS, "contexts", scope, ids=ids, session=session)
+        return [codec.context(r) for r in found]
 
-    def extraction_states(self, scope: Scope) -> list[ExtractionState]:
-        rows = self._q(
-            f"SELECT id, status, error, attempts, ungrounded FROM contexts WHERE {_SCOPE} "
-            f"ORDER BY {self.dialect.order}",
-            _sk(scope),
-        )
-        return [ExtractionState(*r) for r in rows]
+    def extraction_states(
+        self, scope: Scope, ids: Ids | None = None, status: Sequence[str] | None = None
+    ) -> list[ExtractionState]:
+        found = self._rows("id, status, error, attempts, ungrounded", "contexts", scope, ids=ids, status=status)
+        return [ExtractionState(*r) for r in found]
+
+    def counts(self, scope: Scope) -> Counts:
+        return reads.counts(self._q(reads.COUNTS, reads.counts_params(_sk(scope)))[0])
 
     # -- facts ---------------------------------------------------------------------------------------------
 
@@ -193,11 +193,8 @@ class SQLStore(SQLBase):
                 (error[:2000], *_sk(scope), context_id),
             )
 
-    def facts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Fact]:
-        sql, params = self._with_ids(
-            f"SELECT id, context_id, text, source FROM facts WHERE {_SCOPE}", list(_sk(scope)), ids
-        )
-        return [Fact(*r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
+    def facts(self, scope: Scope, ids: Ids | None = None) -> list[Fact]:
+        return [Fact(*r) for r in self._rows("id, context_id, text, source", "facts", scope, ids=ids)]
 
     def fact_matrix(self, scope: Scope) -> tuple[list[Fact], Matrix]:
         rows = self._q(
@@ -231,10 +228,8 @@ class SQLStore(SQLBase):
                 self._bump(cur, scope)
         return added
 
-    def events(self, scope: Scope) -> list[Event]:
-        sql = f"SELECT {codec.EVENT_COLUMNS} FROM events WHERE {_SCOPE} ORDER BY {self.dialect.order}"
-        rows = self._q(sql, _sk(scope))
-        return [codec.event(r) for r in rows]
+    def events(self, scope: Scope, ids: Ids | None = None) -> list[Event]:
+        return [codec.event(r) for r in self._rows(codec.EVENT_COLUMNS, "events", scope, ids=ids)]
 
     def event_matrix(self, scope: Scope) -> tuple[list[Event], Matrix]:
         rows = self._q(
