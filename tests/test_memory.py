@@ -233,3 +233,54 @@ def test_a_scope_with_no_memory_searches_to_an_empty_result(memory_at: Memory) -
         memory_at.stats(user_id="newcomer")
     with pytest.raises(InputError):  # the query is still checked
         memory_at.search("  ", user_id="newcomer")
+
+
+def _counted(memory: Memory, **scope: str) -> tuple[int, ...]:
+    """What stats must say, counted from the records themselves."""
+    turns = memory.turns(**scope)
+    return (
+        len(turns),
+        len({t.session for t in turns}),
+        len(memory.contexts(**scope)),
+        len(memory.facts(**scope)),
+        len(memory.events(**scope)),
+    )
+
+
+def _stats(memory: Memory, **scope: str) -> tuple[int, ...]:
+    s = memory.stats(**scope)
+    assert s.pending_extractions == s.failed_extractions == s.ungrounded_facts == 0  # offline: all done
+    return (s.turns, s.sessions, s.contexts, s.facts, s.events)
+
+
+def test_stats_count_what_the_records_hold_after_adds_updates_and_deletes(memory: Memory) -> None:
+    memory.add(messages(SESSION_1, "1"), user_id="ana")
+    memory.add(messages(SESSION_2, "2"), user_id="ana")
+    memory.add(messages(SESSION_2[:2], "3"), user_id="ben")
+    assert _stats(memory, user_id="ana") == _counted(memory, user_id="ana")
+    assert _stats(memory, user_id="ana")[:2] == (9, 2) and _stats(memory, user_id="ben")[:2] == (2, 1)
+    first = memory.turns(user_id="ana")[0]
+    memory.update(first.id, "I adopted a cat called Miso.", user_id="ana")
+    assert _stats(memory, user_id="ana") == _counted(memory, user_id="ana")
+    memory.delete(turn=memory.turns(user_id="ana")[3].id, user_id="ana")
+    assert _stats(memory, user_id="ana") == _counted(memory, user_id="ana")
+    assert _stats(memory, user_id="ana")[:2] == (8, 2)
+    memory.delete(session="2", user_id="ana")
+    assert _stats(memory, user_id="ana") == _counted(memory, user_id="ana")
+    assert _stats(memory, user_id="ana")[:2] == (4, 1) and _stats(memory, user_id="ben")[:2] == (2, 1)
+
+
+def test_get_reads_one_record_of_each_kind(memory: Memory) -> None:
+    memory.add(messages(SESSION_1, "1"), user_id="ana")
+    memory.add(messages(SESSION_2, "2"), user_id="ben")
+    for kind in ("turns", "contexts", "facts", "events"):
+        records = memory.records(kind, user_id="ana")
+        assert records, kind
+        assert memory.get(records[-1].id, user_id="ana") == records[-1]
+        other = memory.records(kind, user_id="ben")[0]
+        with pytest.raises(NotFoundError, match=f"no {kind[:-1]} "):
+            memory.get(other.id, user_id="ana")  # another user's record is not found in this memory
+    with pytest.raises(NotFoundError):
+        memory.get("f-nothing", user_id="ana")
+    with pytest.raises(NotFoundError):
+        memory.get("D1:1", user_id="nobody")

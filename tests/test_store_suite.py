@@ -22,7 +22,7 @@ from anchormem.model import Context, Event, Fact, Scope, Turn, Usage
 from anchormem.store import cascade
 from anchormem.store.factory import open_store
 from anchormem.store.postgres import PostgresStore
-from anchormem.store.protocol import Extraction, ExtractionState, Store
+from anchormem.store.protocol import Counts, Extraction, ExtractionState, Store
 from anchormem.store.sql.migrations import PG_MIGRATIONS, SQLITE_MIGRATIONS
 from anchormem.store.sqlite import SQLiteStore
 from tests.conftest import llm_responder
@@ -319,3 +319,52 @@ def test_a_delete_takes_what_was_written_after_its_plan(opener: Callable[[], Sto
     assert counts == {"turns": 1, "contexts": 2, "facts": 1, "events": 1}
     assert [c.id for c in other.contexts(A)] == ["c2"] and [f.id for f in other.facts(A)] == ["f2"]
     assert other.events(A) == [] and other.unlinked_facts(A) == ["f2"]
+
+
+OTHER_SESSION = Context(id="c2-1", session="2", position=0, turn_ids=("D2:1",), date="d", text="DATE: d\nX said, 1")
+
+
+def test_reads_narrowed_by_session_ids_and_status(store: Store) -> None:
+    assert store.last_turn(A) is None
+    store.add_turns(A, [_turn(1), _turn(2), _turn(1, "2"), _turn(3)])
+    store.add_turns(B, [_turn(9)])
+    assert [t.id for t in store.turns(A, "1")] == ["D1:1", "D1:2", "D1:3"]
+    assert [t.id for t in store.turns(A, ids=["D1:3", "D2:1", "nope"])] == ["D2:1", "D1:3"]  # insertion order
+    assert [t.id for t in store.turns(A, "2", ids=["D1:1", "D2:1"])] == ["D2:1"]
+    assert store.turns(A, ids=[]) == [] and store.turns(B, "1", ids=["D1:1"]) == []
+    last = store.last_turn(A)
+    assert last == _turn(3) and store.last_turn(B) == _turn(9)
+    store.add_contexts(A, [_ctx(1), _ctx(2), OTHER_SESSION, _ctx(3)])
+    assert [c.id for c in store.contexts(A, session="1")] == ["c1", "c2", "c3"]
+    assert store.contexts(A, session="2") == [OTHER_SESSION]
+    assert [c.id for c in store.contexts(A, ["c3", "c1"], session="1")] == ["c1", "c3"]
+    assert store.contexts(A, session="nope") == [] and store.contexts(A, []) == []
+    store.save_extractions(A, [Extraction("c2", [Fact("f1", "c2", "one"), Fact("f2", "c2", "two")], _unit(2, 4))])
+    store.mark_failed(A, "c3", "boom")
+    assert [s.context_id for s in store.extraction_states(A, status=("pending", "failed"))] == ["c1", "c2-1", "c3"]
+    assert [s.status for s in store.extraction_states(A, ["c2", "c3"])] == ["done", "failed"]
+    assert store.extraction_states(A, ["c2"], status=("failed",)) == [] and store.extraction_states(A, status=()) == []
+    store.add_events(A, [Event("e1", "one", ("f1",)), Event("e2", "two", ("f2",))], _unit(2, 4))
+    assert [e.id for e in store.events(A, ["e2", "e9"])] == ["e2"] and store.events(A, []) == []
+    assert [e.id for e in store.events(A)] == ["e1", "e2"] and store.events(B, ["e1"]) == []
+
+
+def test_counts_follow_adds_failures_deletes_and_updates(store: Store) -> None:
+    assert store.counts(A) == Counts()
+    store.add_turns(A, [_turn(1), _turn(2), _turn(1, "2")])
+    store.add_contexts(A, [_ctx(1), _ctx(2), OTHER_SESSION])
+    store.add_turns(B, [_turn(5)])
+    facts = [Fact("f1", "c1", "one"), Fact("f2", "c1", "two")]
+    store.save_extractions(A, [Extraction("c1", facts, _unit(2, 4), ungrounded=3)])
+    store.mark_failed(A, "c2", "boom")
+    store.add_events(A, [Event("e1", "story", ("f1", "f2"))], _unit(1, 4))
+    assert store.counts(A) == Counts(
+        turns=3, sessions=2, contexts=3, facts=2, events=1, pending=1, failed=1, ungrounded=3
+    )
+    assert store.counts(B) == Counts(turns=1, sessions=1)
+    store.update_turn(A, "D1:1", "changed")  # its window, that window's facts and the event on them go
+    assert store.counts(A) == Counts(turns=3, sessions=2, contexts=2, failed=1, pending=1)
+    store.delete_records(A, turn_ids=["D2:1"], context_ids=["c1"])  # (c1 went with the update)
+    assert store.counts(A) == Counts(turns=2, sessions=1, contexts=1, failed=1)
+    store.delete_scope(A)
+    assert store.counts(A) == Counts() and store.counts(B) == Counts(turns=1, sessions=1)

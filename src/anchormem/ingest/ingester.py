@@ -60,7 +60,8 @@ class Ingester:
                 report = pipeline.run(scope, turns, pre)
                 completed = True
                 if report.turns_added < len(turns):
-                    report.notes.extend(unchanged_texts(self._parts.store.turns(scope), turns))
+                    stored = self._parts.store.turns(scope, ids=[t.id for t in turns])
+                    report.notes.extend(unchanged_texts(stored, turns))
                 return report
             finally:
                 self._store_usage(scope, call)

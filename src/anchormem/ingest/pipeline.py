@@ -10,6 +10,13 @@ windows by a crash or a delete) are re-cut, a window that a session's new turns
 replaced is superseded (deleted with its facts and events), facts are extracted only
 for contexts not yet done, and clusters form only around the facts not yet linked
 (new facts, and facts whose event was deleted); their neighbours may be any fact.
+
+An add asks the store only about what it touches: the touched sessions' turns and windows,
+the contexts still to extract (those it cut are passed on, not read again), the turns they
+hold, the events its clusters would make. Sessions left without windows are looked for in
+every turn only by a rebuild (which a delete and an update run) and by an add that finds the
+scope's last turn in no window: an add stopped between storing its turns and their windows
+leaves exactly that, so the next add of any session finishes it.
 """
 
 from __future__ import annotations
@@ -33,7 +40,6 @@ from anchormem.ingest.parallel import run_bounded
 from anchormem.ingest.precomputed import Precomputed
 from anchormem.llm.protocol import LLM
 from anchormem.model import Context, Event, Fact, FactSource, IngestReport, Scope, Turn
-from anchormem.store import cascade
 from anchormem.store.protocol import Extraction, Store
 
 T = TypeVar("T")
@@ -77,6 +83,14 @@ def _no_progress(stage: str, done: int, total: int) -> None:
 
 
 @dataclass
+class _Known:
+    """Rows one run has read or cut already, by id, passed on to its next steps instead of read again."""
+
+    turns: dict[str, Turn]
+    contexts: dict[str, Context] = field(default_factory=dict)
+
+
+@dataclass
 class IngestPipeline:
     store: Store
     embedder: Embedder
@@ -99,9 +113,14 @@ class IngestPipeline:
         started = time.perf_counter()
         report = IngestReport()
         try:
-            report.turns_added = len(self.store.add_turns(scope, self._placed(scope, turns)))
-            self._rechunk(scope, [t.session for t in turns], report)
-            self._extract(scope, pre, report)
+            last = self.store.last_turn(scope)  # read before this add's turns (see _read_sessions)
+            new, held = self._placed(scope, turns)
+            added = self.store.add_turns(scope, new)
+            report.turns_added = len(added)
+            for t in added:  # the sessions' stored turns now, in order (the store appends)
+                held[t.session].append(t)
+            known = self._rechunk(scope, list(held), report, held, last)
+            self._extract(scope, pre, report, known)
             self._link(scope, pre, report)
         finally:
             report.seconds = time.perf_counter() - started
@@ -113,8 +132,8 @@ class IngestPipeline:
         started = time.perf_counter()
         report = IngestReport()
         try:
-            self._rechunk(scope, sessions, report)
-            self._extract(scope, None, report)
+            known = self._rechunk(scope, sessions, report)
+            self._extract(scope, None, report, known)
             self._link(scope, None, report)
         finally:
             report.seconds = time.perf_counter() - started
@@ -122,52 +141,103 @@ class IngestPipeline:
 
     # -- steps -------------------------------------------------------------------------------------------
 
-    def _placed(self, scope: Scope, turns: Sequence[Turn]) -> list[Turn]:
-        """``turns`` without those already stored; new turns of a session that holds turns are placed
-        after them (positions continue after the highest stored one, in the order given)."""
+    def _placed(self, scope: Scope, turns: Sequence[Turn]) -> tuple[list[Turn], dict[str, list[Turn]]]:
+        """``turns`` without those already stored, and the stored turns of their sessions (read here); new
+        turns of a session that holds turns are placed after them (positions continue after the highest
+        stored one, in the order given)."""
         by_session: dict[str, list[Turn]] = {}
         for t in turns:
             by_session.setdefault(t.session, []).append(t)
         out: list[Turn] = []
+        stored: dict[str, list[Turn]] = {}
         for session, given in by_session.items():
-            held = self.store.turns(scope, session)
+            held = stored[session] = self.store.turns(scope, session)
             ids = {t.id for t in held}
             new = [t for t in given if t.id not in ids]
             if held:
                 start = max(t.position for t in held) + 1
                 new = [replace(t, position=start + i) for i, t in enumerate(new)]
             out.extend(new)
-        return out
+        return out, stored
 
-    def _rechunk(self, scope: Scope, sessions: Sequence[str], report: IngestReport) -> None:
+    def _rechunk(
+        self,
+        scope: Scope,
+        sessions: Sequence[str],
+        report: IngestReport,
+        held: dict[str, list[Turn]] | None = None,
+        last: Turn | None = None,
+    ) -> _Known:
         """Cut the given sessions (and any whose turns no window covers) into windows; store the new
-        ones, then supersede the stored windows of those sessions that the new cut no longer has."""
-        turns = self.store.turns(scope)
-        stored = self.store.contexts(scope)
-        covered = {tid for c in stored for tid in c.turn_ids}
-        todo = dict.fromkeys([*sessions, *(t.session for t in turns if t.id not in covered)])
-        if not todo:
-            return
-        by_session: dict[str, list[Turn]] = {}
-        for t in turns:
-            by_session.setdefault(t.session, []).append(t)
-        fresh: list[Context] = []
-        for session in todo:
-            fresh.extend(chunk_session(scope, by_session.get(session, []), self.chunking))
-        report.contexts_added += len(self.store.add_contexts(scope, fresh))
-        keep = {c.id for c in fresh}
-        stale = [c.id for c in stored if c.session in todo and c.id not in keep]
-        if stale:
-            plan = cascade.plan(self.store, scope, context_ids=stale)
-            report.contexts_superseded += cascade.apply(self.store, scope, plan)["contexts"]
+        ones, then supersede the stored windows of those sessions that the new cut no longer has.
 
-    def _extract(self, scope: Scope, pre: Precomputed | None, report: IngestReport) -> None:
-        states = self.store.extraction_states(scope)
-        pending = {s.context_id for s in states if s.status != "done"}
-        if not pending:
+        ``held``: the sessions' stored turns, as an add read and wrote them (``last``: the scope's last turn
+        before the add); only those sessions' windows are read, unless an earlier run stopped before cutting
+        its turns (see :meth:`_read_sessions`). Without ``held`` (a rebuild) every turn and window is read.
+        Returns the rows read and cut, for the next steps."""
+        read = self._read_sessions(scope, held, last) if held is not None else None
+        turns, stored = read if read is not None else self._read_all(scope, sessions)
+        known = _Known({t.id: t for ts in turns.values() for t in ts})
+        if not turns:
+            return known
+        fresh: list[Context] = []
+        for session_turns in turns.values():
+            fresh.extend(chunk_session(scope, session_turns, self.chunking))
+        report.contexts_added += len(self.store.add_contexts(scope, fresh))
+        known.contexts.update((c.id, c) for c in fresh)
+        stale = [c.id for windows in stored.values() for c in windows if c.id not in known.contexts]
+        if stale:  # the store deletes their facts and the events on those with them
+            report.contexts_superseded += self.store.delete_records(scope, context_ids=stale)["contexts"]
+        return known
+
+    def _read_sessions(
+        self, scope: Scope, held: dict[str, list[Turn]], last: Turn | None
+    ) -> tuple[dict[str, list[Turn]], dict[str, list[Context]]] | None:
+        """The turns and stored windows of the sessions an add touched, or None when the scope's last turn
+        before the add is in no window: an earlier add stopped between storing its turns and their windows
+        (its turns are the last stored), so every session is checked (:meth:`_read_all`)."""
+        stored = {session: self.store.contexts(scope, session=session) for session in held}
+        if last is not None:
+            windows = stored.get(last.session)
+            if windows is None:
+                windows = self.store.contexts(scope, session=last.session)
+            if not any(last.id in c.turn_ids for c in windows):
+                return None
+        turns: dict[str, list[Turn]] = {}
+        for session, session_turns in held.items():
+            ids = {t.id for t in session_turns}
+            if any(tid not in ids for c in stored[session] for tid in c.turn_ids):
+                session_turns = self.store.turns(scope, session)  # another process added to it meanwhile
+            turns[session] = session_turns
+        return turns, stored
+
+    def _read_all(
+        self, scope: Scope, sessions: Sequence[str]
+    ) -> tuple[dict[str, list[Turn]], dict[str, list[Context]]]:
+        """The turns and stored windows of ``sessions`` and of every session whose turns no window covers."""
+        every = self.store.turns(scope)
+        windows = self.store.contexts(scope)
+        covered = {tid for c in windows for tid in c.turn_ids}
+        todo = dict.fromkeys([*sessions, *(t.session for t in every if t.id not in covered)])
+        turns: dict[str, list[Turn]] = {session: [] for session in todo}
+        for t in every:
+            if t.session in turns:
+                turns[t.session].append(t)
+        stored: dict[str, list[Context]] = {session: [] for session in todo}
+        for c in windows:
+            if c.session in stored:
+                stored[c.session].append(c)
+        return turns, stored
+
+    def _extract(self, scope: Scope, pre: Precomputed | None, report: IngestReport, known: _Known) -> None:
+        states = self.store.extraction_states(scope, status=("pending", "failed"))
+        if not states:
             return
         failed_before = {s.context_id for s in states if s.status == "failed"}
-        todo = [c for c in self.store.contexts(scope) if c.id in pending]
+        missing = [s.context_id for s in states if s.context_id not in known.contexts]
+        if missing:
+            known.contexts.update((c.id, c) for c in self.store.contexts(scope, missing))
+        todo = [known.contexts[s.context_id] for s in states if s.context_id in known.contexts]
         given = pre.facts if pre else {}
         packed = [c for c in todo if not c.offsets and c.turn_ids in given]  # a passage is no precomputed window
         rest = [c for c in todo if c.offsets or c.turn_ids not in given]
@@ -175,14 +245,22 @@ class IngestPipeline:
             if packed:
                 self._save_direct(scope, [(c, given[c.turn_ids]) for c in packed], "pack", report)
             if rest and self.extract_llm is None:
-                turns = {t.id: t for t in self.store.turns(scope)}
+                turns = self._turns_of(scope, rest, known)
                 self._save_direct(scope, [(c, extract_offline(c, turns)) for c in rest], "offline", report)
             elif rest:
                 self._extract_llm(scope, rest, report)
         finally:
             if failed_before:
-                done = {s.context_id for s in self.store.extraction_states(scope) if s.status == "done"}
-                report.extractions_recovered += len(failed_before & done)
+                now = self.store.extraction_states(scope, sorted(failed_before), status=("done",))
+                report.extractions_recovered += len(now)
+
+    def _turns_of(self, scope: Scope, contexts: Sequence[Context], known: _Known) -> dict[str, Turn]:
+        """The turns the contexts hold, by id: those already read, and the others read now."""
+        wanted = dict.fromkeys(tid for c in contexts for tid in c.turn_ids)
+        missing = [tid for tid in wanted if tid not in known.turns]
+        if missing:
+            known.turns.update((t.id, t) for t in self.store.turns(scope, ids=missing))
+        return {tid: known.turns[tid] for tid in wanted if tid in known.turns}
 
     def _save_direct(
         self, scope: Scope, items: Sequence[tuple[Context, Sequence[str]]], source: FactSource, report: IngestReport
@@ -261,9 +339,9 @@ class IngestPipeline:
         if not seeds and not (pre is not None and pre.events is not None):
             return
         facts, vectors = self.fact_source(scope) if self.fact_source else self.store.fact_matrix(scope)
-        existing = {e.id for e in self.store.events(scope)}
         if pre is not None and pre.events is not None:
             events, skipped = attach_events(pre.events, facts)
+            existing = self._stored_events(scope, [e.id for e in events])
             new = [e for e in events if e.id not in existing]
             if skipped:
                 report.notes.append(f"{skipped} precomputed events matched no fact of this memory")
@@ -273,6 +351,7 @@ class IngestPipeline:
         linked = build_clusters(facts, vectors, seed_ids=seeds, tau=self.graph.tau, n_neighbors=self.graph.n_neighbors)
         report.clusters_kept += len(linked.kept)
         report.clusters_discarded += linked.discarded
+        existing = self._stored_events(scope, [c.event_id for c in linked.kept])
         clusters = [c for c in linked.kept if c.event_id not in existing]
         by_id = {f.id: f for f in facts}
         failed: set[str] = set()
@@ -285,13 +364,18 @@ class IngestPipeline:
             failed = self._integrate_llm(scope, clusters, by_id, report)
         self.store.set_linked(scope, [f for f in seeds if f not in failed])
 
+    def _stored_events(self, scope: Scope, ids: Sequence[str]) -> set[str]:
+        """Those of ``ids`` that name stored events."""
+        return {e.id for e in self.store.events(scope, ids)} if ids else set()
+
     def _integrate_llm(
         self, scope: Scope, clusters: Sequence[Cluster], facts: dict[str, Fact], report: IngestReport
     ) -> set[str]:
         """Write the clusters' events; returns the seed fact ids of clusters whose integration failed."""
         assert self.integrate_llm is not None
         llm = self.integrate_llm
-        contexts = {c.id: c for c in self.store.contexts(scope)}
+        named = sorted({cid for cluster in clusters for cid, _ in cluster.pairs})
+        contexts = {c.id: c for c in self.store.contexts(scope, named)}
         buffer: list[Event] = []
         failed: set[str] = set()
         done = 0

@@ -36,7 +36,7 @@ def resolve(
             raise NotFoundError(f"no session {session!r} in the memory of {describe(scope)}")
         return {"session": session}, ids
     if turn is not None:
-        if not any(t.id == turn for t in store.turns(scope)):
+        if not store.turns(scope, ids=[turn]):
             raise NotFoundError(f"no turn {turn!r} in the memory of {describe(scope)}")
         return {"turn": turn}, [turn]
     assert context is not None

@@ -28,7 +28,7 @@ def update_turn(
     """Replace the text of turn ``turn_id`` of ``scope`` and re-derive its session; the caller holds the
     user's writer lock. Unknown turn: :class:`NotFoundError`; the same text: a report with ``updated``
     False and nothing changed."""
-    turn = next((t for t in store.turns(scope) if t.id == turn_id), None)
+    turn = next(iter(store.turns(scope, ids=[turn_id])), None)
     if turn is None:
         raise NotFoundError(f"no turn {turn_id!r} in the memory of {describe(scope)}")
     report = UpdateReport(turn_id=turn_id)

@@ -41,25 +41,31 @@ class Records:
     def get(self, record_id: str, scope: Scope) -> Record:
         """One record by id: the id's prefix names its kind (``c-``, ``f-``, ``e-``, else a turn)."""
         kind = _ID_PREFIXES.get(record_id[:2], "turns")
-        for record in self.records(kind, scope):
+        store, scope = self._parts.store, self.existing(scope)
+        read: dict[str, Callable[[Scope, Sequence[str]], Sequence[Any]]] = {
+            "turns": lambda s, ids: store.turns(s, ids=ids),
+            "contexts": store.contexts,
+            "facts": store.facts,
+            "events": store.events,
+        }
+        for record in read[kind](scope, [record_id]):
             if record.id == record_id:
                 return record
         raise NotFoundError(f"no {kind[:-1]} {record_id!r} in the memory of {describe(replace(scope, run_id=None))}")
 
     def stats(self, scope: Scope) -> Stats:
         scope, store = self.existing(scope), self._parts.store
-        states = store.extraction_states(scope)
-        turns = store.turns(scope)
+        counted = store.counts(scope)
         return Stats(
-            contexts=len(states),
-            facts=len(store.facts(scope)),
-            events=len(store.events(scope)),
-            turns=len(turns),
-            sessions=len({t.session for t in turns}),
-            pending_extractions=sum(s.status == "pending" for s in states),
-            failed_extractions=sum(s.status == "failed" for s in states),
+            contexts=counted.contexts,
+            facts=counted.facts,
+            events=counted.events,
+            turns=counted.turns,
+            sessions=counted.sessions,
+            pending_extractions=counted.pending,
+            failed_extractions=counted.failed,
             usage=store.usage(scope),
-            ungrounded_facts=sum(s.ungrounded for s in states),
+            ungrounded_facts=counted.ungrounded,
         )
 
     def existing(self, scope: Scope) -> Scope:

@@ -31,6 +31,20 @@ class ExtractionState:
 
 
 @dataclass(frozen=True)
+class Counts:
+    """How many records one scope holds (:meth:`Store.counts`)."""
+
+    turns: int = 0
+    sessions: int = 0  # distinct sessions of the turns
+    contexts: int = 0
+    facts: int = 0
+    events: int = 0
+    pending: int = 0  # contexts whose extraction has not run
+    failed: int = 0  # contexts whose extraction failed
+    ungrounded: int = 0  # summed over the contexts (see ExtractionState.ungrounded)
+
+
+@dataclass(frozen=True)
 class Extraction:
     """The facts (with vectors, row per fact) extracted from one context."""
 
@@ -70,13 +84,30 @@ class Store(Protocol):
     # raw conversation and contexts
     def add_turns(self, scope: Scope, turns: Sequence[Turn]) -> list[Turn]: ...
 
-    def turns(self, scope: Scope, session: str | None = None) -> list[Turn]: ...
+    def turns(self, scope: Scope, session: str | None = None, ids: Sequence[str] | None = None) -> list[Turn]:
+        """The scope's turns in insertion order; only those of ``session`` and of ``ids`` where given."""
+        ...
+
+    def last_turn(self, scope: Scope) -> Turn | None:
+        """The turn stored last in the scope (None: no turn)."""
+        ...
 
     def add_contexts(self, scope: Scope, contexts: Sequence[Context]) -> list[Context]: ...
 
-    def contexts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Context]: ...
+    def contexts(self, scope: Scope, ids: Sequence[str] | None = None, session: str | None = None) -> list[Context]:
+        """The scope's contexts in insertion order; only those of ``ids`` and of ``session`` where given."""
+        ...
 
-    def extraction_states(self, scope: Scope) -> list[ExtractionState]: ...
+    def extraction_states(
+        self, scope: Scope, ids: Sequence[str] | None = None, status: Sequence[str] | None = None
+    ) -> list[ExtractionState]:
+        """The contexts' extraction states in insertion order; only those of ``ids`` and whose status is
+        one of ``status`` where given."""
+        ...
+
+    def counts(self, scope: Scope) -> Counts:
+        """How many records the scope holds, counted by the store (nothing loaded)."""
+        ...
 
     # facts
     def save_extractions(self, scope: Scope, extractions: Sequence[Extraction]) -> int: ...
@@ -90,7 +121,9 @@ class Store(Protocol):
     # events
     def add_events(self, scope: Scope, events: Sequence[Event], vectors: Matrix) -> int: ...
 
-    def events(self, scope: Scope) -> list[Event]: ...
+    def events(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Event]:
+        """The scope's events in insertion order; only those of ``ids`` where given."""
+        ...
 
     def event_matrix(self, scope: Scope) -> tuple[list[Event], Matrix]: ...
 

@@ -7,6 +7,8 @@
   migrations on open, maintenance);
 - :mod:`~anchormem.store.sql.dialect`: what differs between databases (tokens, vector codec, driver);
 - :mod:`~anchormem.store.sql.keys`: how a scope is named in every table;
+- :mod:`~anchormem.store.sql.codec`: how records are stored as rows (columns, encoders, decoders);
+- :mod:`~anchormem.store.sql.reads`: reads narrowed by id, session or status, and counts by ``COUNT``;
 - :mod:`~anchormem.store.sql.integrity`: what keeps forgetting true against concurrent writers;
 - :mod:`~anchormem.store.sql.lifecycle`: deletion, linking state, the append-only history;
 - :mod:`~anchormem.store.sql.requests`: idempotency records of write requests;

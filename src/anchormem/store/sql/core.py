@@ -24,8 +24,8 @@ import numpy as np
 from anchormem.errors import StoreError
 from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
 from anchormem.store.journal import Change
-from anchormem.store.protocol import Extraction, ExtractionState, Matrix, SavedRequest
-from anchormem.store.sql import integrity
+from anchormem.store.protocol import Counts, Extraction, ExtractionState, Matrix, SavedRequest
+from anchormem.store.sql import codec, integrity, reads
 from anchormem.store.sql import lifecycle as life
 from anchormem.store.sql import requests as saved
 from anchormem.store.sql.base import SQLBase
@@ -36,66 +36,6 @@ from anchormem.store.sql.keys import sk as _sk
 
 T = TypeVar("T")
 Ids = Sequence[str]
-
-_EVENT_COLUMNS = "id, text, fact_ids, source"
-# the usage table's columns, and the Usage field each holds ("seconds" is the summed call time)
-_USAGE = (
-    "calls",
-    "prompt_tokens",
-    "completion_tokens",
-    "seconds",
-    "cached_calls",
-    "failed_calls",
-    "cached_prompt_tokens",
-    "cached_completion_tokens",
-    "wall_seconds",
-)
-_USAGE_FIELDS = tuple("call_seconds" if c == "seconds" else c for c in _USAGE)
-
-
-_TURN_INSERT = (
-    f"turns ({_SCOPE_COLS}, id, session, position, speaker, text, timestamp, image_caption, time_given, metadata, "
-    "added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
-)
-_CONTEXT_INSERT = (
-    f"contexts ({_SCOPE_COLS}, id, session, position, turn_ids, date, text, offsets, status, attempts, added_at) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,'pending',0,?)"
-)
-
-
-def _turn_row(t: Turn, now: float) -> tuple[object, ...]:
-    meta = json.dumps(t.metadata, ensure_ascii=False, sort_keys=True) if t.metadata is not None else None
-    return (t.id, t.session, t.position, t.speaker, t.text, t.timestamp, t.image_caption, t.time_given, meta, now)
-
-
-@decoder
-def _turn(row: Sequence[Any]) -> Turn:
-    tid, session, position, speaker, text, timestamp, caption, given, meta = row
-    metadata = json.loads(meta) if meta is not None else None
-    return Turn(tid, session, position, speaker, text, timestamp, caption, given, metadata)
-
-
-def _context_row(c: Context, now: float) -> tuple[object, ...]:
-    offsets = json.dumps([list(o) for o in c.offsets]) if c.offsets else None  # NULL: whole messages
-    return (c.id, c.session, c.position, json.dumps(list(c.turn_ids)), c.date, c.text, offsets, now)
-
-
-@decoder
-def _context(r: Sequence[Any]) -> Context:
-    offsets = tuple((int(a), int(b)) for a, b in json.loads(r[6])) if r[6] else ()
-    return Context(
-        id=r[0], session=r[1], position=r[2], turn_ids=tuple(json.loads(r[3])), date=r[4], text=r[5], offsets=offsets
-    )
-
-
-@decoder
-def _event(r: Sequence[Any]) -> Event:
-    return Event(id=r[0], text=r[1], fact_ids=tuple(json.loads(r[2])), source=r[3])
-
-
-@decoder
-def _usage(r: Sequence[Any]) -> Usage:
-    return Usage(**dict(zip(_USAGE_FIELDS, r, strict=True)))
 
 
 class SQLStore(SQLBase):
@@ -123,10 +63,13 @@ class SQLStore(SQLBase):
         value = self.get_meta("embedder_dim")
         return int(value) if value else 0
 
-    def _with_ids(self, sql: str, params: list[object], ids: Sequence[str] | None) -> tuple[str, list[object]]:
-        if ids is None:
-            return sql, params
-        return f"{sql} AND id {self.dialect.in_ids}", [*params, self.dialect.id_list(list(ids))]
+    def _rows(self, columns: str, table: str, scope: Scope, **narrow: Any) -> list[tuple[Any, ...]]:
+        """``columns`` of the scope's rows of ``table`` in insertion order, narrowed as :func:`reads.where` does
+        (an empty list of ids or statuses matches nothing)."""
+        if any(v is not None and not isinstance(v, str) and not v for v in narrow.values()):
+            return []
+        cond, params = reads.where(self.dialect, _sk(scope), **narrow)
+        return self._q(f"SELECT {columns} FROM {table} WHERE {cond} ORDER BY {self.dialect.order}", params)
 
     # -- meta and scopes ------------------------------------------------------------------------------------
 
@@ -181,18 +124,15 @@ class SQLStore(SQLBase):
         return added
 
     def add_turns(self, scope: Scope, turns: Sequence[Turn]) -> list[Turn]:
-        return self._add_new(scope, turns, _TURN_INSERT, _turn_row)
+        return self._add_new(scope, turns, codec.TURN_INSERT, codec.turn_row)
 
-    def turns(self, scope: Scope, session: str | None = None) -> list[Turn]:
-        sql = (
-            "SELECT id, session, position, speaker, text, timestamp, image_caption, time_given, metadata "
-            f"FROM turns WHERE {_SCOPE}"
-        )
-        params: list[object] = list(_sk(scope))
-        if session is not None:
-            sql += " AND session = ?"
-            params.append(session)
-        return [_turn(r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
+    def turns(self, scope: Scope, session: str | None = None, ids: Ids | None = None) -> list[Turn]:
+        return [codec.turn(r) for r in self._rows(codec.TURN_COLUMNS, "turns", scope, session=session, ids=ids)]
+
+    def last_turn(self, scope: Scope) -> Turn | None:
+        sql = f"SELECT {codec.TURN_COLUMNS} FROM turns WHERE {_SCOPE} ORDER BY {self.dialect.order} DESC LIMIT 1"
+        found = self._q(sql, _sk(scope))
+        return codec.turn(found[0]) if found else None
 
     def add_contexts(self, scope: Scope, contexts: Sequence[Context]) -> list[Context]:
         """Store the new contexts whose turns are all stored (a context of deleted words is not written)."""
@@ -204,23 +144,20 @@ class SQLStore(SQLBase):
         def change(added: list[Context]) -> Change:
             return Change(contexts=tuple(added))
 
-        return self._add_new(scope, contexts, _CONTEXT_INSERT, _context_row, whole, change)
+        return self._add_new(scope, contexts, codec.CONTEXT_INSERT, codec.context_row, whole, change)
 
-    def contexts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Context]:
-        sql, params = self._with_ids(
-            f"SELECT id, session, position, turn_ids, date, text, offsets FROM contexts WHERE {_SCOPE}",
-            list(_sk(scope)),
-            ids,
-        )
-        return [_context(r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
+    def contexts(self, scope: Scope, ids: Ids | None = None, session: str | None = None) -> list[Context]:
+        found = self._rows(codec.CONTEXT_COLUMNS, "contexts", scope, ids=ids, session=session)
+        return [codec.context(r) for r in found]
 
-    def extraction_states(self, scope: Scope) -> list[ExtractionState]:
-        rows = self._q(
-            f"SELECT id, status, error, attempts, ungrounded FROM contexts WHERE {_SCOPE} "
-            f"ORDER BY {self.dialect.order}",
-            _sk(scope),
-        )
-        return [ExtractionState(*r) for r in rows]
+    def extraction_states(
+        self, scope: Scope, ids: Ids | None = None, status: Sequence[str] | None = None
+    ) -> list[ExtractionState]:
+        found = self._rows("id, status, error, attempts, ungrounded", "contexts", scope, ids=ids, status=status)
+        return [ExtractionState(*r) for r in found]
+
+    def counts(self, scope: Scope) -> Counts:
+        return reads.counts(self._q(reads.COUNTS, reads.counts_params(_sk(scope)))[0])
 
     # -- facts ---------------------------------------------------------------------------------------------
 
@@ -274,11 +211,8 @@ class SQLStore(SQLBase):
                 (error[:2000], *_sk(scope), context_id),
             )
 
-    def facts(self, scope: Scope, ids: Sequence[str] | None = None) -> list[Fact]:
-        sql, params = self._with_ids(
-            f"SELECT id, context_id, text, source FROM facts WHERE {_SCOPE}", list(_sk(scope)), ids
-        )
-        return [Fact(*r) for r in self._q(f"{sql} ORDER BY {self.dialect.order}", params)]
+    def facts(self, scope: Scope, ids: Ids | None = None) -> list[Fact]:
+        return [Fact(*r) for r in self._rows("id, context_id, text, source", "facts", scope, ids=ids)]
 
     def fact_matrix(self, scope: Scope) -> tuple[list[Fact], Matrix]:
         rows = self._q(
@@ -313,32 +247,29 @@ class SQLStore(SQLBase):
                 self._bump(cur, scope, Change(events=tuple(e for e, _ in stored), event_vectors=matrix))
         return len(stored)
 
-    def events(self, scope: Scope) -> list[Event]:
-        rows = self._q(f"SELECT {_EVENT_COLUMNS} FROM events WHERE {_SCOPE} ORDER BY {self.dialect.order}", _sk(scope))
-        return [_event(r) for r in rows]
+    def events(self, scope: Scope, ids: Ids | None = None) -> list[Event]:
+        return [codec.event(r) for r in self._rows(codec.EVENT_COLUMNS, "events", scope, ids=ids)]
 
     def event_matrix(self, scope: Scope) -> tuple[list[Event], Matrix]:
         rows = self._q(
-            f"SELECT {_EVENT_COLUMNS}, vector FROM events WHERE {_SCOPE} ORDER BY {self.dialect.order}",
+            f"SELECT {codec.EVENT_COLUMNS}, vector FROM events WHERE {_SCOPE} ORDER BY {self.dialect.order}",
             _sk(scope),
             binary=True,
         )
-        return [_event(r) for r in rows], self._matrix([r[4] for r in rows])
+        return [codec.event(r) for r in rows], self._matrix([r[4] for r in rows])
 
     # -- accounting ------------------------------------------------------------------------------------
 
     def record_usage(self, scope: Scope, usage: dict[str, Usage]) -> None:
-        add = ", ".join(f"{c} = usage.{c} + excluded.{c}" for c in _USAGE)
         with self._tx() as cur:
             cur.executemany(
-                f"INSERT INTO usage ({_SCOPE_COLS}, phase, {', '.join(_USAGE)}) "
-                f"VALUES ({', '.join('?' * (4 + len(_USAGE)))}) ON CONFLICT ({_SCOPE_COLS}, phase) DO UPDATE SET {add}",
-                [(*_sk(scope), phase, *(getattr(u, c) for c in _USAGE_FIELDS)) for phase, u in usage.items()],
+                codec.USAGE_UPSERT,
+                [(*_sk(scope), phase, *(getattr(u, c) for c in codec.USAGE_FIELDS)) for phase, u in usage.items()],
             )
 
     def usage(self, scope: Scope) -> dict[str, Usage]:
-        rows = self._q(f"SELECT phase, {', '.join(_USAGE)} FROM usage WHERE {_SCOPE} ORDER BY phase", _sk(scope))
-        return {r[0]: _usage(r[1:]) for r in rows}
+        rows = self._q(f"SELECT phase, {', '.join(codec.USAGE)} FROM usage WHERE {_SCOPE} ORDER BY phase", _sk(scope))
+        return {r[0]: codec.usage(r[1:]) for r in rows}
 
     # -- lifecycle: deletion, linking state, restored extraction state, history (see lifecycle) ------
 

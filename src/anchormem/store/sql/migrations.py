@@ -44,6 +44,14 @@ _CONTEXT_OFFSETS = """
 ALTER TABLE contexts ADD COLUMN offsets TEXT;
 """
 
+# the narrowed reads of an add (anchormem.store.sql.reads): one session's turns and windows, the contexts still
+# to extract, and (SQLite) the scope's last turn, each an index range instead of a scan of the scope's rows
+_NARROW_INDEXES = """
+CREATE INDEX turns_session ON turns ({key}, session{seq});
+CREATE INDEX contexts_session ON contexts ({key}, session{seq});
+CREATE INDEX contexts_status ON contexts ({key}, status{seq});
+"""
+
 SQLITE_MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_initial",
@@ -84,6 +92,11 @@ CREATE INDEX history_scope ON history ({_SCOPE_KEY}, seq);
     ("0006_context_offsets", _CONTEXT_OFFSETS),
     ("0007_usage_detail", _USAGE_DETAIL.format(int="INTEGER", real="REAL")),
     ("0008_ungrounded", _UNGROUNDED),
+    # a SQLite index ends in the rowid: (scope) orders a scope's turns by insertion, as turns_scope_seq does
+    (
+        "0009_narrow_reads",
+        _NARROW_INDEXES.format(key=_SCOPE_KEY, seq="") + f"CREATE INDEX turns_scope ON turns ({_SCOPE_KEY});",
+    ),
 ]
 
 PG_MIGRATIONS: list[tuple[str, str]] = [
@@ -147,6 +160,7 @@ $$;
     ("0006_context_offsets", _CONTEXT_OFFSETS),
     ("0007_usage_detail", _USAGE_DETAIL.format(int="BIGINT", real="DOUBLE PRECISION")),
     ("0008_ungrounded", _UNGROUNDED),
+    ("0009_narrow_reads", _NARROW_INDEXES.format(key=_SCOPE_KEY, seq=", seq")),
 ]
 
 
