@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,12 +63,13 @@ def build_clusters(
     seed_ids: Sequence[str] | None = None,
     tau: float = 0.85,
     n_neighbors: int = 3,
+    rows: Mapping[str, int] | None = None,
 ) -> LinkReport:
     """Candidate clusters around ``seed_ids`` (all facts when None); neighbours come from all ``facts``."""
     report = LinkReport()
     if len(facts) < 2:
         return report
-    index = {f.id: i for i, f in enumerate(facts)}
+    index = rows if rows is not None else {f.id: i for i, f in enumerate(facts)}  # fact id -> row
     seeds = [index[s] for s in (seed_ids if seed_ids is not None else [f.id for f in facts]) if s in index]
     seen_sets: set[tuple[str, ...]] = set()
     for start in range(0, len(seeds), _BLOCK):

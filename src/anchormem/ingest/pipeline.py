@@ -22,7 +22,7 @@ leaves exactly that, so the next add of any session finishes it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar, cast
 
@@ -46,9 +46,9 @@ T = TypeVar("T")
 R = TypeVar("R")
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(stage, done, total)``."""
-FactReader = Callable[[Scope], tuple[Sequence[Fact], Any]]
-"""The scope's facts and their vectors (a matrix, or :class:`~anchormem.query.rows.Blocks`), row by row in
-insertion order, as :meth:`Store.fact_matrix` gives them: e.g. the snapshot retrieval already holds."""
+FactReader = Callable[[Scope], tuple[Sequence[Fact], Any, Mapping[str, int]]]
+"""The scope's facts, their vectors (a matrix, or :class:`~anchormem.query.rows.Blocks`) row by row in insertion
+order as :meth:`Store.fact_matrix` gives them, and each fact's row by id: e.g. the snapshot retrieval holds."""
 
 SAVE_EVERY = 16  # LLM extractions buffered before one store transaction
 EMBED_BATCH = 512
@@ -338,7 +338,7 @@ class IngestPipeline:
         seeds = self.store.unlinked_facts(scope)
         if not seeds and not (pre is not None and pre.events is not None):
             return
-        facts, vectors = self.fact_source(scope) if self.fact_source else self.store.fact_matrix(scope)
+        facts, vectors, rows = self._facts(scope)
         if pre is not None and pre.events is not None:
             events, skipped = attach_events(pre.events, facts)
             existing = self._stored_events(scope, [e.id for e in events])
@@ -348,21 +348,28 @@ class IngestPipeline:
             self._save_events(scope, new, self._embed([e.text for e in new]), report)
             self.store.set_linked(scope, seeds)
             return
-        linked = build_clusters(facts, vectors, seed_ids=seeds, tau=self.graph.tau, n_neighbors=self.graph.n_neighbors)
+        linked = build_clusters(
+            facts, vectors, seed_ids=seeds, tau=self.graph.tau, n_neighbors=self.graph.n_neighbors, rows=rows
+        )
         report.clusters_kept += len(linked.kept)
         report.clusters_discarded += linked.discarded
         existing = self._stored_events(scope, [c.event_id for c in linked.kept])
         clusters = [c for c in linked.kept if c.event_id not in existing]
-        by_id = {f.id: f for f in facts}
+        by_id = {fid: facts[rows[fid]] for c in clusters for fid in c.fact_ids}  # the clusters' facts only
         failed: set[str] = set()
         if clusters and self.integrate_llm is None:
-            index = {f.id: i for i, f in enumerate(facts)}
             events = [extractive_event(c, by_id) for c in clusters]
-            vecs = mean_vectors([[index[f] for f in c.fact_ids] for c in clusters], vectors)
+            vecs = mean_vectors([[rows[f] for f in c.fact_ids] for c in clusters], vectors)
             self._save_events(scope, events, vecs, report)
         elif clusters:
             failed = self._integrate_llm(scope, clusters, by_id, report)
         self.store.set_linked(scope, [f for f in seeds if f not in failed])
+
+    def _facts(self, scope: Scope) -> tuple[Sequence[Fact], Any, Mapping[str, int]]:
+        if self.fact_source is not None:
+            return self.fact_source(scope)
+        facts, vectors = self.store.fact_matrix(scope)
+        return facts, vectors, {f.id: i for i, f in enumerate(facts)}
 
     def _stored_events(self, scope: Scope, ids: Sequence[str]) -> set[str]:
         """Those of ``ids`` that name stored events."""
