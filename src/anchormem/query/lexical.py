@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -29,17 +30,19 @@ STOPWORDS = FUNCTION_WORDS | frozenset(["s", "t", "don", "ll", "re", "ve", "d", 
 _stem = stem
 
 
+@lru_cache(maxsize=1 << 17)
+def _term(word: str) -> str:
+    """The index term of one lowercase word token ("" for a stop word)."""
+    if word.endswith("'s"):
+        word = word[:-2]
+    word = word.replace("'", "")
+    return _stem(word) if word and word not in STOPWORDS else ""
+
+
 def tokenize(text: str) -> list[str]:
     """Lowercase word tokens without stop words, Snowball-stemmed; possessive "'s" dropped."""
-    out: list[str] = []
-    for match in _WORD.finditer(text.lower().replace("\u2019", "'")):
-        word = match.group(0)
-        if word.endswith("'s"):
-            word = word[:-2]
-        word = word.replace("'", "")
-        if word and word not in STOPWORDS:
-            out.append(_stem(word))
-    return out
+    terms = map(_term, _WORD.findall(text.lower().replace("\u2019", "'")))
+    return [t for t in terms if t]
 
 
 @dataclass(frozen=True)
@@ -103,30 +106,31 @@ class BM25Index:
 
     # -- building ---------------------------------------------------------------------------------------
     def _add(self, documents: Sequence[str]) -> None:
-        terms: list[int] = []
-        seqs: list[int] = []
-        tfs: list[float] = []
         first = len(self._seq_len)
-        lengths = np.zeros(len(documents), dtype=np.float64)
         vocab = self.vocab
+        ids: list[int] = []
+        lengths = np.zeros(len(documents), dtype=np.int64)
         for i, text in enumerate(documents):
-            counts = Counter(tokenize(text))
-            lengths[i] = sum(counts.values())
-            for term, tf in counts.items():
-                terms.append(vocab.setdefault(term, len(vocab)))
-                seqs.append(first + i)
-                tfs.append(float(tf))
+            tokens = tokenize(text)
+            lengths[i] = len(tokens)
+            ids.extend([vocab.setdefault(t, len(vocab)) for t in tokens])
         n_terms = len(vocab)
-        term_arr = np.asarray(terms, dtype=np.int64)
+        # one posting per (document, term): counted over all documents at once
+        keys = np.repeat(np.arange(len(documents), dtype=np.int64), lengths) * max(n_terms, 1) + np.asarray(
+            ids, dtype=np.int64
+        )
+        pairs, tfs = np.unique(keys, return_counts=True)
+        term_arr = pairs % max(n_terms, 1)
         df = np.zeros(n_terms, dtype=np.float64)
         df[: len(self._df)] = self._df
         df += np.bincount(term_arr, minlength=n_terms)
         self._df = df
         self._total += int(lengths.sum())
-        self._seq_len = np.concatenate([self._seq_len, lengths])
+        self._seq_len = np.concatenate([self._seq_len, lengths.astype(np.float64)])
         self._row_seq = np.concatenate([self._row_seq, np.arange(first, first + len(documents), dtype=np.int64)])
-        if terms:
-            fresh = _segment(term_arr, np.asarray(seqs, dtype=np.int64), np.asarray(tfs, dtype=np.float64), n_terms)
+        if pairs.size:
+            seqs = first + pairs // max(n_terms, 1)
+            fresh = _segment(term_arr, seqs, tfs.astype(np.float64), n_terms)
             self._segments = (*self._segments, fresh)
 
     def _rows_of(self, row_seq: IntArray) -> IntArray:
