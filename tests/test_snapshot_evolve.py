@@ -174,3 +174,21 @@ def test_the_journal_says_nothing_for_a_gap_or_an_unknown_change(location: str) 
     journal.drop([scope])
     assert journal.since(scope, 5 + KEPT_CHANGES, 5 + KEPT_CHANGES) == []
     assert location  # the journal is the store's, whichever store
+
+
+def test_undated_messages_grow_as_a_fresh_load(location: str) -> None:
+    """Without dates, a session's time is its first row: still the same as a fresh load after adds."""
+    with Memory(_settings(location), embedder=HashEmbedder()) as mem:
+        for s in range(3):
+            mem.add(
+                [{k: v for k, v in _message(10 * s + i, f"s{s}").items() if k != "created_at"} for i in range(5)],
+                user_id="ana",
+            )
+        for q in QUESTIONS:
+            mem.search(q, user_id="ana")
+        for i in range(6):
+            mem.add(
+                [{k: v for k, v in _message(200 + i, ("s1", "s2", "s5")[i % 3]).items() if k != "created_at"}],
+                user_id="ana",
+            )
+            _same_as_fresh(mem, location)

@@ -87,7 +87,7 @@ class Memory(Closeable):
         self._records = Records(self._parts)
         self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester)
 
-    def _fact_source(self, scope: Scope) -> tuple[list[Fact], Any, dict[str, int]]:
+    def _fact_source(self, scope: Scope) -> tuple[list[Fact], Any, Mapping[str, int]]:
         """The scope's facts, vectors and rows for linking: the snapshot this process holds, grown by the add."""
         snap = self._snapshots.get(scope)
         return snap.facts, snap.fact_vectors, snap.fact_row

@@ -15,7 +15,7 @@ searches of a loaded one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -62,7 +62,7 @@ class _Net:
             self.events[e.id] = (e, v)
 
 
-def _rows_of(ids: set[str], row: dict[str, int]) -> Rows:
+def _rows_of(ids: set[str], row: Mapping[str, int]) -> Rows:
     return sorted(row[i] for i in ids if i in row)
 
 
@@ -85,16 +85,6 @@ def _remap(n: int, removed: Rows) -> npt.NDArray[np.int64]:
     keep[removed] = False
     out = np.full(n, -1, dtype=np.int64)
     out[keep] = np.arange(int(keep.sum()), dtype=np.int64)
-    return out
-
-
-def _id_map(old: dict[str, int], items: Sequence[Any], old_items: Sequence[Any], first: int) -> dict[str, int]:
-    """``old`` (id -> row) mended: rows from ``first`` on moved or went; the new list is ``items``."""
-    out = dict(old)
-    for item in old_items[first:]:
-        out.pop(item.id, None)
-    for i in range(first, len(items)):
-        out[items[i].id] = i
     return out
 
 
@@ -131,29 +121,40 @@ def evolve(old: ScopeSnapshot, changes: Sequence[Change]) -> ScopeSnapshot:
         context_scopes=(scope,) * len(contexts) if scope is not None else (),
         load_turns=old.load_turns,
     )
-    first_c = gone_c[0] if gone_c else len(old.contexts)
-    first_f = gone_f[0] if gone_f else len(old.facts)
-    first_e = gone_e[0] if gone_e else len(old.events)
-    carry: dict[str, Any] = {}
-    if "context_row" in cached:
-        carry["context_row"] = _id_map(old.context_row, contexts, old.contexts, first_c)
-    if "fact_row" in cached:
-        carry["fact_row"] = _id_map(old.fact_row, facts, old.facts, first_f)
-    if "event_row" in cached:
-        carry["event_row"] = _id_map(old.event_row, events, old.events, first_e)
+    carry: dict[str, Any] = {"several_scopes": False} if scope is not None and not old.several_scopes else {}
+    grown: tuple[tuple[str, Rows, Sequence[Any], Sequence[Any]], ...] = (
+        ("context_row", gone_c, new_contexts, contexts),
+        ("fact_row", gone_f, new_facts, facts),
+        ("event_row", gone_e, new_events, events),
+    )
+    for name, gone, new_rows, records in grown:
+        if name in cached:
+            carry[name] = cached[name].changed(gone, [r.id for r in new_rows], _Ids(records))
     snap.__dict__.update(carry)
     if "fact_context" in cached:
         cmap = _remap(len(old.contexts), gone_c)
         kept = np.delete(old.fact_context, gone_f) if gone_f else old.fact_context
         kept = np.where(kept >= 0, cmap[np.maximum(kept, 0)], -1)
-        rows = snap.context_row
-        added = np.asarray([rows.get(f.context_id, -1) for f in new_facts], dtype=np.int64)
-        snap.__dict__["fact_context"] = np.concatenate([kept, added]).astype(np.int64)
+        placed = snap.context_row.rows_of([f.context_id for f in new_facts])
+        snap.__dict__["fact_context"] = np.concatenate([kept, placed]).astype(np.int64)
     _carry_lists(old, snap, gone_c, gone_f, new_contexts, new_facts)
     _carry_lexical(old, snap, gone_c, gone_f, new_contexts, new_facts)
     _carry_events(old, snap, net)
     _carry_speakers(old, snap, gone_f, new_facts)
     return snap
+
+
+class _Ids(Sequence[str]):
+    """The ids of a list of records, read when asked (for iterating a RowIndex)."""
+
+    def __init__(self, records: Sequence[Any]) -> None:
+        self._records = records
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._records[i].id if isinstance(i, int) else [r.id for r in self._records[i]]
 
 
 def _stack(vectors: list[npt.NDArray[np.float32]], dim: int) -> npt.NDArray[np.float32]:
@@ -208,15 +209,19 @@ def _carry_lists(
             len(numbers),
         )
     if "context_times" in cached:
-        snap.__dict__["context_times"] = _kept(old.context_times, gone_c) + snap_times(new_contexts)
+        fresh_times = ScopeSnapshot(contexts=new_contexts, facts=[], fact_vectors=_stack([], 0)).context_times
+        snap.__dict__["context_times"] = np.concatenate([np.delete(old.context_times, gone_c), fresh_times])
+    if "session_codes" in cached and "session_numbers" in cached and not old.several_scopes:
+        sessions = old.session_numbers  # shared: numbers only grow
+        added_codes = [sessions.setdefault(c.session, len(sessions)) for c in new_contexts]
+        snap.__dict__["session_numbers"] = sessions
+        snap.__dict__["session_codes"] = np.concatenate(
+            [np.delete(old.session_codes, gone_c), np.asarray(added_codes, dtype=np.int64)]
+        )
     if "fact_speakers" in cached:
         snap.__dict__["fact_speakers"] = _kept(old.fact_speakers, gone_f) + [
             anchor_speaker(f.text) if f.source == "offline" else None for f in new_facts
         ]
-
-
-def snap_times(contexts: list[Context]) -> list[float | None]:
-    return ScopeSnapshot(contexts=contexts, facts=[], fact_vectors=np.zeros((0, 0), np.float32)).context_times
 
 
 def _carry_lexical(
@@ -239,24 +244,14 @@ def _carry_lexical(
 
 
 def _carry_events(old: ScopeSnapshot, snap: ScopeSnapshot, net: _Net) -> None:
+    """Fact id -> event ids: shared with the old snapshot, gaining the new events (removed ones stay in it;
+    readers check ids against the snapshot's ``event_row``)."""
     if "fact_event_ids" not in old.__dict__:
         return
-    out = dict(old.fact_event_ids)
-    gone = net.removed["events"]
-    if gone:
-        for e in old.events:
-            if e.id in gone:
-                for fid in e.fact_ids:
-                    left = tuple(x for x in out.get(fid, ()) if x not in gone)
-                    if left:
-                        out[fid] = left
-                    else:
-                        out.pop(fid, None)
-    for fid in net.removed["facts"]:
-        out.pop(fid, None)
+    out = old.fact_event_ids
     for e, _ in net.events.values():
         for fid in e.fact_ids:
-            out[fid] = (*out.get(fid, ()), e.id)
+            out[fid] = (*out.get(fid, ()), e.id)  # a new tuple: a reader never sees one half made
     snap.__dict__["fact_event_ids"] = out
 
 

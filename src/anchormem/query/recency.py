@@ -27,6 +27,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
+import numpy.typing as npt
+
 from anchormem.query.rerank import FLOOR, Candidates, register
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.subject import Subjects
@@ -34,17 +37,16 @@ from anchormem.query.subject import Subjects
 
 @dataclass(frozen=True)
 class Timeline:
-    """Per context row: the time key of its session (comparable across rows) and its session label."""
+    """Per context row: the time key of its session (comparable across rows)."""
 
-    session_time: tuple[float, ...]
-    session: tuple[str, ...]
+    session_time: npt.NDArray[np.float64]
 
 
 _TIMELINES: weakref.WeakKeyDictionary[ScopeSnapshot, Timeline] = weakref.WeakKeyDictionary()
 
 
 def timeline(snapshot: ScopeSnapshot) -> Timeline:
-    """The snapshot's :class:`Timeline` (computed once per snapshot).
+    """The snapshot's :class:`Timeline` (computed once per snapshot, in a few array operations).
 
     A session's time is the earliest date read from its contexts. If any session has no readable
     date, every session's time is its first row in conversation order instead (dates and positions
@@ -54,19 +56,19 @@ def timeline(snapshot: ScopeSnapshot) -> Timeline:
     cached = _TIMELINES.get(snapshot)
     if cached is not None:
         return cached
-    if snapshot.several_scopes:
-        keys: list[object] = [(snapshot.scope_of(row), c.session) for row, c in enumerate(snapshot.contexts)]
-    else:  # one scope: the session label says it (and hashes faster than a scope)
-        keys = [c.session for c in snapshot.contexts]
-    first_row: dict[object, int] = {}
-    earliest: dict[object, float] = {}
-    for row, (key, stamp) in enumerate(zip(keys, snapshot.context_times, strict=True)):
-        first_row.setdefault(key, row)
-        if stamp is not None:
-            earliest[key] = min(stamp, earliest.get(key, stamp))
-    dated = len(earliest) == len(first_row)
-    times = earliest if dated else {k: float(r) for k, r in first_row.items()}
-    made = Timeline(session_time=tuple(times[k] for k in keys), session=tuple(c.session for c in snapshot.contexts))
+    codes = snapshot.session_codes
+    n = int(codes.max()) + 1 if codes.size else 0
+    earliest = np.full(n, np.inf)
+    np.fmin.at(earliest, codes, snapshot.context_times)  # fmin: a context without a date adds nothing
+    present = np.zeros(n, dtype=bool)
+    present[codes] = True
+    if np.isfinite(earliest[present]).all():
+        times = earliest
+    else:
+        first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(first, codes, np.arange(codes.size, dtype=np.int64))
+        times = first.astype(np.float64)
+    made = Timeline(session_time=times[codes])
     _TIMELINES[snapshot] = made
     return made
 

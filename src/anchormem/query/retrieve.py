@@ -277,7 +277,7 @@ def _hybrid(
         chosen = select_diverse(
             snapshot,
             adjusted,
-            _best_anchor_vectors(snapshot, fact_scores),
+            BestAnchors(snapshot, fact_scores),
             limit,
             recipe.mmr_lambda,
             max(recipe.pool, 4 * limit),
@@ -288,21 +288,28 @@ def _hybrid(
     return Hybrid(chosen, scores, rel, candidates, steps, scale)
 
 
-def _best_anchor_vectors(snapshot: ScopeSnapshot, fact_scores: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
-    """Row i: the vector of context i's fact closest to the query (zeros without facts)."""
-    order, starts, rows = snapshot.fact_segments
-    out = np.zeros((len(snapshot.contexts), snapshot.fact_vectors.shape[1]), dtype=np.float32)
-    if order.size == 0:
+class BestAnchors:
+    """Row i: the vector of context i's fact closest to the query (zeros without facts), computed for the rows
+    asked for (the selection asks for its candidate pool only, not every context)."""
+
+    def __init__(self, snapshot: ScopeSnapshot, fact_scores: npt.NDArray[np.floating]) -> None:
+        self._snapshot = snapshot
+        self._scores = np.asarray(fact_scores, dtype=np.float64)
+
+    def __getitem__(self, rows: npt.ArrayLike) -> npt.NDArray[np.float32]:
+        snap, scores = self._snapshot, self._scores
+        wanted = [int(r) for r in np.asarray(rows, dtype=np.int64).ravel()]
+        out = np.zeros((len(wanted), snap.fact_vectors.shape[1]), dtype=np.float32)
+        best: list[int] = []
+        at: list[int] = []
+        for i, row in enumerate(wanted):
+            facts = snap.context_facts[row]
+            if facts:  # the first of equally close facts, as np.maximum.reduceat over fact order gives
+                best.append(max(facts, key=lambda f: (float(scores[f]), -f)))
+                at.append(i)
+        if best:
+            out[at] = snap.fact_vectors[best]
         return out
-    values = np.asarray(fact_scores, dtype=np.float64)[order]
-    seg_max = np.maximum.reduceat(values, starts)
-    seg_id = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, order.size]))
-    is_max = values >= seg_max[seg_id]
-    first = np.full(starts.size, -1, dtype=np.int64)
-    hits = np.flatnonzero(is_max)[::-1]  # reversed so the first maximum of each group wins
-    first[seg_id[hits]] = hits
-    out[rows] = snapshot.fact_vectors[order[first]]
-    return out
 
 
 # -- rank-based baselines ---------------------------------------------------------------------------

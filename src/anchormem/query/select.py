@@ -9,6 +9,8 @@ would pass it is skipped (a shorter one may still fit), except the first, which 
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 import numpy.typing as npt
 
@@ -67,10 +69,16 @@ def _absorb(snapshot: ScopeSnapshot, chosen: list[int], row: int) -> list[int]:
     return [c for c in chosen if not snapshot.context_turns[c] <= turns] + [row]
 
 
+class SupportsRows(Protocol):
+    """Vectors by row: ``representation[rows]`` gives one row per asked row (an array, or a lazy view)."""
+
+    def __getitem__(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]: ...
+
+
 def select_diverse(
     snapshot: ScopeSnapshot,
     relevance: npt.NDArray[np.float64],
-    representation: npt.NDArray[np.float32],
+    representation: SupportsRows,
     limit: int,
     lam: float,
     pool: int,

@@ -21,6 +21,7 @@ from anchormem.errors import ConfigError, InputError
 from anchormem.model import Context, Event, Fact, Scope, Turn
 from anchormem.query.dates import parse_when
 from anchormem.query.lexical import BM25Index
+from anchormem.query.rowindex import RowIndex
 from anchormem.query.rows import Blocks
 from anchormem.query.voice import anchor_speaker
 
@@ -174,28 +175,44 @@ class ScopeSnapshot:
         return frozenset(filter(None, self.fact_speakers))
 
     @cached_property
-    def context_times(self) -> list[float | None]:
-        """Per context, its DATE as seconds since 1970 (None where no date can be read)."""
-        out: list[float | None] = []
-        for context in self.contexts:
+    def context_times(self) -> npt.NDArray[np.float64]:
+        """Per context, its DATE as seconds since 1970 (NaN where no date can be read)."""
+        out = np.full(len(self.contexts), np.nan)
+        for row, context in enumerate(self.contexts):
             when = parse_when(context.date)
-            out.append(None if when is None else (when - _EPOCH).total_seconds())
+            if when is not None:
+                out[row] = (when - _EPOCH).total_seconds()
         return out
 
     @cached_property
-    def context_row(self) -> dict[str, int]:
-        """Context id -> its row (= reading order)."""
-        return {c.id: i for i, c in enumerate(self.contexts)}
+    def session_numbers(self) -> dict[object, int]:
+        """A number per session (its label; with its scope when the snapshot holds several), for
+        :attr:`session_codes`; a snapshot grown from this one adds its new sessions to the same dictionary."""
+        return {}
 
     @cached_property
-    def fact_row(self) -> dict[str, int]:
-        return {f.id: i for i, f in enumerate(self.facts)}
+    def session_codes(self) -> IntArray:
+        """Per context, the number of its session (:attr:`session_numbers`)."""
+        numbers = self.session_numbers
+        if self.several_scopes:
+            keys: list[object] = [(self.scope_of(row), c.session) for row, c in enumerate(self.contexts)]
+        else:
+            keys = [c.session for c in self.contexts]
+        return np.asarray([numbers.setdefault(k, len(numbers)) for k in keys], dtype=np.int64)
+
+    @cached_property
+    def context_row(self) -> RowIndex:
+        """Context id -> its row (= reading order)."""
+        return RowIndex.of([c.id for c in self.contexts])
+
+    @cached_property
+    def fact_row(self) -> RowIndex:
+        return RowIndex.of([f.id for f in self.facts])
 
     @cached_property
     def fact_context(self) -> IntArray:
         """Row of each fact's context (-1 if the context is not in the snapshot)."""
-        rows = self.context_row
-        return np.asarray([rows.get(f.context_id, -1) for f in self.facts], dtype=np.int64)
+        return self.context_row.rows_of([f.context_id for f in self.facts])
 
     @cached_property
     def context_facts(self) -> FactGroups:
@@ -222,12 +239,14 @@ class ScopeSnapshot:
         return EventFacts(self)
 
     @cached_property
-    def event_row(self) -> dict[str, int]:
-        return {e.id: i for i, e in enumerate(self.events)}
+    def event_row(self) -> RowIndex:
+        return RowIndex.of([e.id for e in self.events])
 
     @cached_property
     def fact_event_ids(self) -> dict[str, tuple[str, ...]]:
-        """Per fact id, the ids of the events built on it (facts of no event are absent)."""
+        """Per fact id, the ids of the events built on it (facts of no event are absent). A snapshot grown from
+        this one (``query.evolve``) adds its new events to the same dictionary and leaves removed ones in it:
+        check an event id against :attr:`event_row`."""
         found: dict[str, list[str]] = {}
         for e in self.events:
             for fid in e.fact_ids:

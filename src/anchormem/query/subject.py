@@ -99,8 +99,10 @@ def _event_links(snapshot: ScopeSnapshot, facts: Sequence[int]) -> set[tuple[int
     if not snapshot.events:
         return set()
     events = snapshot.fact_event_ids
+    held = snapshot.event_row  # fact_event_ids may name events a grown snapshot no longer holds
     by_event: dict[str, list[int]] = {}
     for f in set(facts):
         for e in events.get(snapshot.facts[f].id, ()):
-            by_event.setdefault(e, []).append(f)
+            if e in held:
+                by_event.setdefault(e, []).append(f)
     return {(a, b) for members in by_event.values() for a in members for b in members if a != b}

@@ -53,8 +53,9 @@ def derived(
     events: list[str] = []
     if all_facts:
         d = cur.dialect
-        sql = f"SELECT DISTINCT event_id FROM event_facts WHERE {SCOPE} AND fact_id {d.in_ids}"
-        events = sorted(r[0] for r in cur.execute(sql, (*key, d.id_list(all_facts))).fetchall())
+        # no DISTINCT: with it SQLite reads the scope's whole primary-key index instead of event_facts_fact
+        sql = f"SELECT event_id FROM event_facts WHERE {SCOPE} AND fact_id {d.in_ids}"
+        events = sorted({r[0] for r in cur.execute(sql, (*key, d.id_list(all_facts))).fetchall()})
     return contexts, facts, events
 
 
