@@ -53,7 +53,7 @@ def derived(
     events: list[str] = []
     if all_facts:
         d = cur.dialect
-        # no DISTINCT: with it SQLite reads the scope's whole primary-key index instead of event_facts_fact
+        # read through event_facts_fact_event (migration 0010), led by the fact; duplicates dropped here
         sql = f"SELECT event_id FROM event_facts WHERE {SCOPE} AND fact_id {d.in_ids}"
         events = sorted({r[0] for r in cur.execute(sql, (*key, d.id_list(all_facts))).fetchall()})
     return contexts, facts, events

@@ -52,6 +52,14 @@ CREATE INDEX contexts_session ON contexts ({key}, session{seq});
 CREATE INDEX contexts_status ON contexts ({key}, status{seq});
 """
 
+# the events of given facts: a covering index led by the fact, so a delete's lookup of the events on its facts
+# reads those facts' links (with (scope, fact_id) alone SQLite chose the primary key's scope prefix instead:
+# every link of the scope, 86 ms an add at 50,000 turns)
+_EVENTS_BY_FACT = f"""
+CREATE INDEX event_facts_fact_event ON event_facts ({_SCOPE_KEY}, fact_id, event_id);
+DROP INDEX event_facts_fact;
+"""
+
 SQLITE_MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_initial",
@@ -97,6 +105,7 @@ CREATE INDEX history_scope ON history ({_SCOPE_KEY}, seq);
         "0009_narrow_reads",
         _NARROW_INDEXES.format(key=_SCOPE_KEY, seq="") + f"CREATE INDEX turns_scope ON turns ({_SCOPE_KEY});",
     ),
+    ("0010_event_facts_by_fact", _EVENTS_BY_FACT),
 ]
 
 PG_MIGRATIONS: list[tuple[str, str]] = [
@@ -161,6 +170,7 @@ $$;
     ("0007_usage_detail", _USAGE_DETAIL.format(int="BIGINT", real="DOUBLE PRECISION")),
     ("0008_ungrounded", _UNGROUNDED),
     ("0009_narrow_reads", _NARROW_INDEXES.format(key=_SCOPE_KEY, seq=", seq")),
+    ("0010_event_facts_by_fact", _EVENTS_BY_FACT),
 ]
 
 
