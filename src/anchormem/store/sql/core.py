@@ -248,7 +248,7 @@ class SQLStore(SQLBase):
         return len(stored)
 
     def events(self, scope: Scope, ids: Ids | None = None) -> list[Event]:
-        return [codec.event(r) for r in self._rows(codec.EVENT_COLUMNS, "events", scope, ids=ids)]
+        return codec.events(self._rows(codec.EVENT_COLUMNS, "events", scope, ids=ids))
 
     def event_matrix(self, scope: Scope) -> tuple[list[Event], Matrix]:
         rows = self._q(
@@ -256,7 +256,7 @@ class SQLStore(SQLBase):
             _sk(scope),
             binary=True,
         )
-        return [codec.event(r) for r in rows], self._matrix([r[4] for r in rows])
+        return codec.events(rows), self._matrix([r[4] for r in rows])
 
     # -- accounting ------------------------------------------------------------------------------------
 
