@@ -137,8 +137,9 @@ def evolve(old: ScopeSnapshot, changes: Sequence[Change]) -> ScopeSnapshot:
         kept = np.where(kept >= 0, cmap[np.maximum(kept, 0)], -1)
         placed = snap.context_row.rows_of([f.context_id for f in new_facts])
         snap.__dict__["fact_context"] = np.concatenate([kept, placed]).astype(np.int64)
-    _carry_lists(old, snap, gone_c, gone_f, new_contexts, new_facts)
-    _carry_lexical(old, snap, gone_c, gone_f, new_contexts, new_facts)
+    moved = _Moved(gone_c, gone_f, new_contexts, new_facts)
+    _carry_lists(old, snap, moved)
+    _carry_lexical(old, snap, moved)
     _carry_events(old, snap, net)
     _carry_speakers(old, snap, gone_f, new_facts)
     return snap
@@ -157,21 +158,25 @@ class _Ids(Sequence[str]):
         return self._records[i].id if isinstance(i, int) else [r.id for r in self._records[i]]
 
 
+@dataclass(frozen=True)
+class _Moved:
+    """The old context and fact rows removed (sorted) and the records appended."""
+
+    gone_c: Rows
+    gone_f: Rows
+    new_contexts: list[Context]
+    new_facts: list[Fact]
+
+
 def _stack(vectors: list[npt.NDArray[np.float32]], dim: int) -> npt.NDArray[np.float32]:
     if not vectors:
         return np.zeros((0, dim), dtype=np.float32)
     return np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
 
 
-def _carry_lists(
-    old: ScopeSnapshot,
-    snap: ScopeSnapshot,
-    gone_c: Rows,
-    gone_f: Rows,
-    new_contexts: list[Context],
-    new_facts: list[Fact],
-) -> None:
+def _carry_lists(old: ScopeSnapshot, snap: ScopeSnapshot, moved: _Moved) -> None:
     """The per-row lists: piece keys and turn segments, window shares, speakers of facts."""
+    gone_c, gone_f, new_contexts, new_facts = moved.gone_c, moved.gone_f, moved.new_contexts, moved.new_facts
     cached = old.__dict__
     n_old = len(old.contexts)
     first_new = n_old - len(gone_c)
@@ -193,8 +198,8 @@ def _carry_lists(
     if "turn_segments" in cached and "piece_numbers" in cached:
         ctx_rows, turn_rows, _ = old.turn_segments
         cmap = _remap(n_old, gone_c)
-        moved = cmap[ctx_rows]
-        keep = moved >= 0
+        shifted = cmap[ctx_rows]
+        keep = shifted >= 0
         numbers = old.piece_numbers  # shared: numbers only grow
         extra_ctx: list[int] = []
         extra_turn: list[int] = []
@@ -204,7 +209,7 @@ def _carry_lists(
                 extra_turn.append(numbers.setdefault(key, len(numbers)))
         snap.__dict__["piece_numbers"] = numbers
         snap.__dict__["turn_segments"] = (
-            np.concatenate([moved[keep], np.asarray(extra_ctx, dtype=np.int64)]),
+            np.concatenate([shifted[keep], np.asarray(extra_ctx, dtype=np.int64)]),
             np.concatenate([turn_rows[keep], np.asarray(extra_turn, dtype=np.int64)]),
             len(numbers),
         )
@@ -224,14 +229,8 @@ def _carry_lists(
         ]
 
 
-def _carry_lexical(
-    old: ScopeSnapshot,
-    snap: ScopeSnapshot,
-    gone_c: Rows,
-    gone_f: Rows,
-    new_contexts: list[Context],
-    new_facts: list[Fact],
-) -> None:
+def _carry_lexical(old: ScopeSnapshot, snap: ScopeSnapshot, moved: _Moved) -> None:
+    gone_c, gone_f, new_contexts, new_facts = moved.gone_c, moved.gone_f, moved.new_contexts, moved.new_facts
     cached = old.__dict__
     if "context_bm25" in cached:
         snap.__dict__["context_bm25"] = old.context_bm25.changed(
