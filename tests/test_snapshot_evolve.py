@@ -192,3 +192,21 @@ def test_undated_messages_grow_as_a_fresh_load(location: str) -> None:
                 user_id="ana",
             )
             _same_as_fresh(mem, location)
+
+
+def test_a_snapshot_loaded_before_a_delete_never_comes_back(location: str) -> None:
+    """A search that loaded the scope before a delete and finishes after it must not put its snapshot (whose
+    lexical index knows the forgotten words) back into the cache, nor have it grown."""
+    with Memory(_settings(location), embedder=HashEmbedder()) as mem:
+        mem.add([{"role": "user", "content": "My locker code is albatross", "session": "a"}], user_id="ana")
+        mem.add([{"role": "user", "content": "I like green tea", "session": "b"}], user_id="ana")
+        scope = mem.users()[0]
+        cache = mem._snapshots
+        stale = cache.get(scope)
+        version = mem.store.version(scope)
+        mem.delete(session="a", user_id="ana")
+        cache._keep(scope, version, stale)  # what the slow search would do now
+        fresh = cache.get(scope)
+        assert fresh is not stale
+        assert not fresh.context_bm25.knows("albatross")
+        assert _view(mem.search("locker code", user_id="ana")) == _view(_fresh(location, "locker code"))

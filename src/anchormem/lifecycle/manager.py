@@ -9,7 +9,7 @@ after a delete or an edit, and names the producers of derived records for the hi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,7 @@ from anchormem.lifecycle import delete as forgetting
 from anchormem.lifecycle import edit, import_check, portable
 from anchormem.lifecycle import history as chronicle
 from anchormem.lifecycle.locks import WriterLocks
-from anchormem.model import DeleteReport, HistoryEntry, ImportReport, Scope, UpdateReport
+from anchormem.model import DeleteReport, HistoryEntry, ImportReport, IngestReport, Scope, UpdateReport
 from anchormem.parts import Parts
 from anchormem.query.cache import SnapshotCache
 from anchormem.wire.scopes import no_memory
@@ -45,12 +45,11 @@ class Lifecycle:
             if store.version(scope) == 0:
                 raise no_memory(scope.user_id, scope.agent_id, scope.run_id)
             self._parts.check_embedder()  # the new text's facts are embedded like the stored ones
+            rebuild = _Recut(self._snapshots, self._ingester.rebuild)
             try:
-                report = edit.update_turn(
-                    store, scope, turn_id, text, self._ingester.rebuild, self._parts.response_cache()
-                )
+                report = edit.update_turn(store, scope, turn_id, text, rebuild, self._parts.response_cache())
             finally:
-                self._snapshots.forget(scope)
+                rebuild.done(scope)
             if report.updated:
                 chronicle.record_update(store, scope, report, self._ingester.made_by())
             return report
@@ -80,12 +79,11 @@ class Lifecycle:
         if store.version(scope) == 0:
             raise no_memory(scope.user_id, scope.agent_id, scope.run_id)
         target, turn_ids = forgetting.resolve(store, scope, session, turn, context)
+        rebuild = _Recut(self._snapshots, self._ingester.rebuild)
         try:
-            report = forgetting.delete_turns(
-                store, scope, turn_ids, self._ingester.rebuild, self._parts.response_cache()
-            )
+            report = forgetting.delete_turns(store, scope, turn_ids, rebuild, self._parts.response_cache())
         finally:
-            self._snapshots.forget(scope)
+            rebuild.done(scope)
         chronicle.record_delete(store, scope, target, report, self._ingester.made_by())
         return report
 
@@ -113,3 +111,25 @@ class Lifecycle:
         for sp in plan.scopes:
             self._snapshots.forget(sp.scope)
         return report
+
+
+class _Recut:
+    """The re-cut after a delete or an update, which first drops what this process holds of the scope (the
+    words are gone from the store by then): the snapshot the re-cut loads to link its facts is clean and stays
+    for the next search, instead of being loaded twice. ``done`` drops it all the same if the re-cut never ran
+    (or failed)."""
+
+    def __init__(self, snapshots: SnapshotCache, rebuild: Callable[[Scope, Sequence[str]], IngestReport]) -> None:
+        self._snapshots = snapshots
+        self._rebuild = rebuild
+        self._clean: set[Scope] = set()
+
+    def __call__(self, scope: Scope, sessions: Sequence[str]) -> IngestReport:
+        self._snapshots.forget(scope)
+        report = self._rebuild(scope, sessions)
+        self._clean.add(scope)
+        return report
+
+    def done(self, scope: Scope) -> None:
+        if scope not in self._clean:
+            self._snapshots.forget(scope)

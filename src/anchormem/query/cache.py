@@ -30,6 +30,8 @@ class SnapshotCache:
         self._lock = threading.Lock()
         self._snapshots: dict[Scope, tuple[int, ScopeSnapshot]] = {}
         self._merged: dict[Scope, tuple[tuple[tuple[Scope, int], ...], ScopeSnapshot]] = {}
+        self._floor: dict[Scope, int] = {}  # the store's version when the scope was last forgotten
+        self._growing: dict[Scope, threading.Lock] = {}  # one evolve of a scope at a time (shared row numbers)
 
     def get(self, scope: Scope) -> ScopeSnapshot:
         """The scope's memory as retrieval sees it (``NotFoundError`` for a scope with no memory)."""
@@ -65,13 +67,19 @@ class SnapshotCache:
             cached = self._snapshots.get(scope)
             if cached and cached[0] == version:
                 return cached[1]
-        if cached and cached[0] < version:
+        if cached and self._floor.get(scope, 0) <= cached[0] < version:
             journal: Journal | None = getattr(store, "journal", None)
             changes = journal.since(scope, cached[0], version) if journal is not None else None
             if changes is not None:  # every write since was this process's: apply them
-                grown = evolve(cached[1], changes)
                 with self._lock:
-                    self._snapshots[scope] = (version, grown)
+                    growing = self._growing.setdefault(scope, threading.Lock())
+                with growing:
+                    with self._lock:  # another thread may have grown it meanwhile
+                        latest = self._snapshots.get(scope)
+                    if latest and latest[0] == version:
+                        return latest[1]
+                    grown = evolve(cached[1], changes)
+                    self._keep(scope, version, grown)
                 return grown
         facts, fact_vectors = store.fact_matrix(scope)
         events, event_vectors = store.event_matrix(scope)
@@ -87,15 +95,24 @@ class SnapshotCache:
             context_scopes=(scope,) * len(contexts),
             load_turns=lambda: [(scope, turn) for turn in store.turns(scope)],
         )
-        with self._lock:
-            self._snapshots[scope] = (version, snap)
+        self._keep(scope, version, snap)
         return snap
+
+    def _keep(self, scope: Scope, version: int, snap: ScopeSnapshot) -> None:
+        """Cache ``snap`` unless a newer one is cached, or the scope was forgotten after ``version`` (a load
+        that began before a delete must not come back, nor be grown: its lexical index knows forgotten words)."""
+        with self._lock:
+            held = self._snapshots.get(scope)
+            if version >= self._floor.get(scope, 0) and (held is None or held[0] < version):
+                self._snapshots[scope] = (version, snap)
 
     def forget(self, scope: Scope) -> None:
         """Drop what this process holds in memory about the scope: its snapshot, and the query-embedding
         cache (a past query may have quoted words that are now forgotten)."""
+        floor = self._parts.store.version(scope)
         with self._lock:
             self._snapshots.pop(scope, None)
+            self._floor[scope] = max(self._floor.get(scope, 0), floor)
             for outer in [s for s in self._merged if covers(s, scope)]:
                 del self._merged[outer]
         clear = getattr(self._parts.loaded_embedder, "clear", None)
