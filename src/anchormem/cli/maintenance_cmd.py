@@ -1,6 +1,8 @@
 """``anchormem maintenance scrub``: rewrite the store's files without the bytes of deleted rows
 (see docs/forgetting.md for what each store guarantees); ``anchormem maintenance check``: is the store
-whole (the database's own check and the store's invariants, :mod:`anchormem.store.sql.check`)."""
+whole (the database's own check and the store's invariants, :mod:`anchormem.store.sql.check`);
+``anchormem maintenance ann-index``: on PostgreSQL, give each scope of at least ``--min-facts`` facts its
+HNSW index and drop those of scopes that shrank below half of it (:mod:`anchormem.store.pg_ann`)."""
 
 from __future__ import annotations
 
@@ -9,12 +11,15 @@ import json
 from typing import Any
 
 from anchormem.cli.common import open_memory, store_options
-from anchormem.errors import StoreError
+from anchormem.errors import ConfigError, StoreError
+from anchormem.model import Scope
+from anchormem.store.pg_ann import MIN_FACTS
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
-        "maintenance", help="store upkeep: check the store is whole; scrub deleted bytes from the store's files"
+        "maintenance",
+        help="store upkeep: check the store is whole; scrub deleted bytes from the store's files; index big scopes",
     )
     tasks = p.add_subparsers(dest="task", required=True, metavar="TASK")
     s = tasks.add_parser(
@@ -32,6 +37,25 @@ def register(sub: Any) -> None:
     )
     store_options(c)
     c.set_defaults(handler=cmd_check)
+    a = tasks.add_parser(
+        "ann-index",
+        help="PostgreSQL: build the HNSW index of every scope that holds at least --min-facts facts (one at a time, "
+        "without blocking writes), drop the index of a scope below half of it. See docs/configuration.md, Stores",
+    )
+    a.add_argument(
+        "--min-facts",
+        type=int,
+        default=MIN_FACTS,
+        help=f"a scope with this many facts gets an index (default {MIN_FACTS:,})",
+    )
+    a.add_argument(
+        "--maintenance-work-mem",
+        default="2GB",
+        help="PostgreSQL's memory for one build (default 2GB: the graph of 1,000,000 facts of 384 dimensions; "
+        "a build whose graph does not fit is much slower)",
+    )
+    store_options(a)
+    a.set_defaults(handler=cmd_ann_index)
 
 
 def cmd_scrub(args: argparse.Namespace) -> Any:
@@ -58,6 +82,25 @@ def cmd_check(args: argparse.Namespace) -> Any:
         f"the store check found {len(report.problems)} problem(s) in {report.location}: restore a backup, or "
         "export what still reads and import it into a new store"
     )
+
+
+def cmd_ann_index(args: argparse.Namespace) -> Any:
+    with open_memory(args) as mem:
+        index = getattr(mem.store, "index_big_scopes", None)
+        if index is None:
+            raise ConfigError("HNSW indexes are for a PostgreSQL store: a SQLite store searches in memory")
+        done = index(args.min_facts, maintenance_work_mem=args.maintenance_work_mem)
+    if args.json:
+        return {what: [_scope(s) for s in scopes] for what, scopes in done.items()}
+    return "; ".join(
+        f"{what}: {', '.join(' '.join(f'{k}={v}' for k, v in _scope(s).items()) for s in scopes) or 'none'}"
+        for what, scopes in done.items()
+    )
+
+
+def _scope(scope: Scope) -> dict[str, str]:
+    named = {"user_id": scope.user_id, "agent_id": scope.agent_id, "run_id": scope.run_id}
+    return {k: v for k, v in named.items() if v}
 
 
 def _fields(report: Any) -> dict[str, Any]:

@@ -7,10 +7,12 @@ scope around its write transactions) and scrubbing (``VACUUM``, ``VACUUM FULL`` 
 
 Every row carries its scope, and every per-scope read is an index range scan on (scope, seq), so one
 user's memory loads in reading order without touching the others'. Vectors are pgvector ``vector``
-columns (float32, sent and read in binary). There is no approximate-nearest-neighbour index: search
-loads one scope's vectors (cached per scope version) and ranks them exactly in numpy, as on SQLite,
-so an HNSW index would never be read; migration ``0003_drop_hnsw`` removes the ones earlier versions
-built on ingest.
+columns (float32, sent and read in binary). Search loads one scope's vectors (cached per scope version)
+and ranks them exactly in numpy, as on SQLite; migration ``0003_drop_hnsw`` removed the one HNSW index
+over every user's facts that earlier versions built (no query read it, and every insert paid for it).
+A big scope (:data:`~anchormem.store.pg_ann.MIN_FACTS` facts and more) may instead have an HNSW index of
+its own, read by :meth:`PostgresStore.nearest_facts` (:mod:`anchormem.store.pg_ann`; built by
+:meth:`PostgresStore.index_big_scopes`, ``anchormem maintenance ann-index``).
 
 psycopg, psycopg-pool and pgvector are imported on first connect, not at import time, so a SQLite-only install never
 loads them.
@@ -18,18 +20,24 @@ loads them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from anchormem._util.extras import requires_extra
 from anchormem.errors import StoreError, StoreFullError, StoreUnavailableError
+from anchormem.model import Scope
+from anchormem.store import pg_ann
 from anchormem.store.protocol import Matrix
 from anchormem.store.sql.core import SQLStore
 from anchormem.store.sql.dialect import Dialect
+from anchormem.store.sql.keys import sk as _sk
 from anchormem.store.sql.migrations import PG_MIGRATIONS
+
+T = TypeVar("T")
 
 _MIGRATION_LOCK = 0x616E63686F72  # pg_advisory_xact_lock key: only one process migrates at a time
 
@@ -199,3 +207,112 @@ class PostgresStore(SQLStore):
     def __init__(self, url: str, *, connect_timeout: float = 10.0) -> None:
         self.url = url
         super().__init__(PgConnection(url, connect_timeout=connect_timeout), POSTGRES)
+
+    # -- nearest facts by pgvector's HNSW index, for scopes of MIN_FACTS facts (see anchormem.store.pg_ann) --
+
+    def _ann(self, what: str, fn: Callable[[Any], T]) -> T:
+        conn = self._conn
+        assert isinstance(conn, PgConnection)
+        try:
+            with conn.pool.connection() as raw:
+                return fn(raw)
+        except conn.errors as exc:
+            raise self._error(what, exc) from exc
+
+    def _ann_dim(self, dim: int | None) -> int:
+        dim = dim or self._dim()
+        if dim <= 0:
+            raise StoreError("the store holds no vectors yet: no dimension to index")
+        return dim
+
+    def nearest_facts(
+        self, scope: Scope, vector: npt.NDArray[np.floating], k: int, *, ef_search: int = pg_ann.EF_SEARCH
+    ) -> list[tuple[str, float]]:
+        """The ``k`` facts of ``scope`` with the highest inner product with ``vector`` (the cosine, for unit
+        vectors), best first, as (fact id, score): through the scope's HNSW index when it has one
+        (approximate: ``ef_search`` candidates), else exactly (every fact of the scope, in the database)."""
+        return self._ann("nearest facts failed", lambda c: pg_ann.nearest(c, _sk(scope), vector, k, ef_search))
+
+    def fact_scores(self, scope: Scope, vector: npt.NDArray[np.floating], ids: Sequence[str]) -> dict[str, float]:
+        """The inner product of ``vector`` with each stored fact of ``ids`` in ``scope``, exactly (no index)."""
+        return self._ann("fact scores failed", lambda c: pg_ann.scores(c, _sk(scope), vector, ids))
+
+    def ann_indexed(self, scope: Scope, dim: int | None = None) -> bool:
+        """Whether ``scope`` has a usable HNSW index (for vectors of ``dim``, default the embedder's)."""
+        d = dim or self._dim()
+        return d > 0 and self._ann("index lookup failed", lambda c: pg_ann.exists(c, _sk(scope), d))
+
+    def ann_scopes(self) -> dict[Scope, int]:
+        """Every scope that has a usable HNSW index, with the dimension it indexes."""
+        found = self._ann("index lookup failed", pg_ann.indexed)
+        return {Scope(u, a or None, r or None): dim for (u, a, r), dim in found.items()}
+
+    def build_ann_index(
+        self,
+        scope: Scope,
+        *,
+        dim: int | None = None,
+        m: int = 16,
+        ef_construction: int = pg_ann.EF_CONSTRUCTION,
+        maintenance_work_mem: str | None = None,
+        workers: int | None = None,
+        concurrently: bool = True,
+    ) -> bool:
+        """Build ``scope``'s HNSW index (vectors of ``dim``, default the embedder's) unless it has one; True when
+        built now. See :func:`anchormem.store.pg_ann.create` for the options."""
+        d = self._ann_dim(dim)
+        options: dict[str, Any] = {"m": m, "ef_construction": ef_construction, "workers": workers}
+        options.update(maintenance_work_mem=maintenance_work_mem, concurrently=concurrently)
+        return self._ann("building the index failed", lambda c: pg_ann.create(c, _sk(scope), d, **options))
+
+    def drop_ann_index(self, scope: Scope, dim: int | None = None) -> bool:
+        """Drop ``scope``'s HNSW index; True when it had one."""
+        d = self._ann_dim(dim)
+        return self._ann("dropping the index failed", lambda c: pg_ann.drop(c, _sk(scope), d))
+
+    def index_big_scopes(self, min_facts: int = pg_ann.MIN_FACTS, **build: Any) -> dict[str, list[Scope]]:
+        """The rule: a scope of at least ``min_facts`` facts has an HNSW index, one below ``min_facts // 2``
+        has none (the gap keeps a scope near the line from being rebuilt again and again). Builds the missing
+        ones, one at a time (``build``: :meth:`build_ann_index`'s options; concurrently by default), drops
+        those of scopes that shrank; returns the scopes ``built``, ``dropped`` and ``kept``."""
+        dim = self._ann_dim(None)
+        floor = max(1, min_facts // 2)
+        big = self._ann("counting facts failed", lambda c: pg_ann.fact_counts(c, floor, min_facts))
+        have = {key for key, d in self._ann("index lookup failed", pg_ann.indexed).items() if d == dim}
+        done: dict[str, list[Scope]] = {"built": [], "dropped": [], "kept": []}
+        for key in sorted(have | {key for key, n in big.items() if n >= min_facts}):
+            scope = Scope(key[0], key[1] or None, key[2] or None)
+            if key not in big:
+                self.drop_ann_index(scope, dim)
+                done["dropped"].append(scope)
+            elif key in have:
+                done["kept"].append(scope)
+            else:
+                self.build_ann_index(scope, dim=dim, **build)
+                done["built"].append(scope)
+        return done
+
+    def delete_scope(self, scope: Scope) -> dict[str, int]:
+        """See the protocol; then drops the scope's HNSW index (its file goes with it), waiting at most 5 s for
+        the transactions reading ``facts``: past that the index stays, empty, until the next
+        :meth:`index_big_scopes`."""
+        counts = super().delete_scope(scope)
+        key = _sk(scope)
+        dims = [d for k, d in self._ann("index lookup failed", pg_ann.indexed).items() if k == key]
+
+        def drop(conn: Any) -> None:
+            for dim in dims:
+                pg_ann.drop(conn, key, dim, wait=5.0)
+
+        if dims:
+            self._ann("dropping the index failed", drop)
+        return counts
+
+    def ann_index_size(self, scope: Scope, dim: int | None = None) -> int:
+        """The bytes of ``scope``'s HNSW index on disk (0: none)."""
+        d = self._ann_dim(dim)
+        return self._ann("index lookup failed", lambda c: pg_ann.size(c, _sk(scope), d))
+
+    def explain_nearest(self, scope: Scope, vector: npt.NDArray[np.floating], k: int) -> str:
+        """PostgreSQL's plan of :meth:`nearest_facts` for ``scope`` (it names the HNSW index when it is used)."""
+        return self._ann("explain failed", lambda c: pg_ann.explain(c, _sk(scope), vector, k))
