@@ -1,4 +1,4 @@
-"""The agent's loop at scale (issue 18): one user's memory grown to 1k, 10k and 50k turns, then rounds of
+"""The agent's loop at scale: one user's memory grown to 1k, 10k and 50k turns, then rounds of
 "add one message, then search", the cold start of a new process, the store calls of one add, and
 ``stats``/``get`` on the big memory. SQLite and PostgreSQL, offline default (no LLM, MiniLM).
 
