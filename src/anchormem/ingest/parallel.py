@@ -1,15 +1,17 @@
-"""Run LLM work over many items with bounded concurrency, yielding results as they finish."""
+"""Run LLM work over many items with bounded concurrency, yielding results as they finish (:func:`run_bounded`),
+and tell one item's unavailable endpoint from a dead one (:func:`tolerant`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from anchormem.errors import LLMError, LLMUnavailableError
 
 T = TypeVar("T")
 R = TypeVar("R")
+DEAD_AFTER = 4  # consecutive unavailable extractions before the endpoint is taken for dead
 
 
 def run_bounded(fn: Callable[[T], R], items: Sequence[T], concurrency: int) -> Iterator[tuple[T, R | LLMError]]:
@@ -45,3 +47,26 @@ def run_bounded(fn: Callable[[T], R], items: Sequence[T], concurrency: int) -> I
                 yield item, result
         if dead is not None:
             raise dead
+
+
+def tolerant(fn: Callable[[T], R], items: Sequence[T], concurrency: int) -> Iterator[tuple[T, R | LLMError]]:
+    """:func:`run_bounded`, judging unavailability here: an isolated time-out or 5xx is one item's fault
+    (yielded as its result); ``DEAD_AFTER`` (at least twice the concurrency) of them in a row mean a dead
+    endpoint (raised)."""
+
+    def attempt(item: T) -> R | LLMUnavailableError:
+        try:
+            return fn(item)
+        except LLMUnavailableError as exc:
+            return exc
+
+    results = cast(Generator[tuple[T, Any], None, None], run_bounded(attempt, items, concurrency))
+    streak = 0
+    try:
+        for item, result in results:
+            streak = streak + 1 if isinstance(result, LLMUnavailableError) else 0
+            if streak >= max(DEAD_AFTER, 2 * concurrency):
+                raise result
+            yield item, result
+    finally:
+        results.close()

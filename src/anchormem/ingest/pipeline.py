@@ -22,9 +22,9 @@ leaves exactly that, so the next add of any session finishes it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -36,7 +36,7 @@ from anchormem.ingest.extract import extract_offline, extract_with_llm, make_fac
 from anchormem.ingest.grounding import ground
 from anchormem.ingest.integrate import attach_events, extractive_event, integrate_with_llm, mean_vectors
 from anchormem.ingest.link import Cluster, build_clusters
-from anchormem.ingest.parallel import run_bounded
+from anchormem.ingest.parallel import tolerant
 from anchormem.ingest.precomputed import Precomputed
 from anchormem.llm.protocol import LLM
 from anchormem.model import Context, Event, Fact, FactSource, IngestReport, Scope, Turn
@@ -52,30 +52,6 @@ order as :meth:`Store.fact_matrix` gives them, and each fact's row by id: e.g. t
 
 SAVE_EVERY = 16  # LLM extractions buffered before one store transaction
 EMBED_BATCH = 512
-DEAD_AFTER = 4  # consecutive unavailable extractions before the endpoint is taken for dead
-
-
-def tolerant(fn: Callable[[T], R], items: Sequence[T], concurrency: int) -> Iterator[tuple[T, R | LLMError]]:
-    """:func:`run_bounded`, judging unavailability here: an isolated time-out or 5xx is one item's fault
-    (yielded as its result); ``DEAD_AFTER`` (at least twice the concurrency) of them in a row mean a dead
-    endpoint (raised)."""
-
-    def attempt(item: T) -> R | LLMUnavailableError:
-        try:
-            return fn(item)
-        except LLMUnavailableError as exc:
-            return exc
-
-    results = cast(Generator[tuple[T, Any], None, None], run_bounded(attempt, items, concurrency))
-    streak = 0
-    try:
-        for item, result in results:
-            streak = streak + 1 if isinstance(result, LLMUnavailableError) else 0
-            if streak >= max(DEAD_AFTER, 2 * concurrency):
-                raise result
-            yield item, result
-    finally:
-        results.close()
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:

@@ -58,7 +58,7 @@ from anchormem.query.scoring import (
     normalise,
     shared_turn_mean,
 )
-from anchormem.query.select import select_diverse, select_ranked
+from anchormem.query.select import BestAnchors, select_diverse, select_ranked
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.subject import Subjects, subjects
 from anchormem.query.trace import empty_result, trace_of
@@ -286,30 +286,6 @@ def _hybrid(
         )
     scores = {row: float(adjusted[row]) for row in chosen}
     return Hybrid(chosen, scores, rel, candidates, steps, scale)
-
-
-class BestAnchors:
-    """Row i: the vector of context i's fact closest to the query (zeros without facts), computed for the rows
-    asked for (the selection asks for its candidate pool only, not every context)."""
-
-    def __init__(self, snapshot: ScopeSnapshot, fact_scores: npt.NDArray[np.floating]) -> None:
-        self._snapshot = snapshot
-        self._scores = np.asarray(fact_scores, dtype=np.float64)
-
-    def __getitem__(self, rows: npt.ArrayLike) -> npt.NDArray[np.float32]:
-        snap, scores = self._snapshot, self._scores
-        wanted = [int(r) for r in np.asarray(rows, dtype=np.int64).ravel()]
-        out = np.zeros((len(wanted), snap.fact_vectors.shape[1]), dtype=np.float32)
-        best: list[int] = []
-        at: list[int] = []
-        for i, row in enumerate(wanted):
-            facts = snap.context_facts[row]
-            if facts:  # the first of equally close facts, as np.maximum.reduceat over fact order gives
-                best.append(max(facts, key=lambda f: (float(scores[f]), -f)))
-                at.append(i)
-        if best:
-            out[at] = snap.fact_vectors[best]
-        return out
 
 
 # -- rank-based baselines ---------------------------------------------------------------------------
