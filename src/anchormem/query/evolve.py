@@ -16,7 +16,7 @@ searches of a loaded one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -110,16 +110,15 @@ def evolve(old: ScopeSnapshot, changes: Sequence[Change]) -> ScopeSnapshot:
     facts = _kept(old.facts, gone_f) + new_facts
     events = _kept(old.events, gone_e) + new_events
     scope = old.context_scopes[0] if old.context_scopes else None
-    snap = ScopeSnapshot(
+    snap = replace(  # the old snapshot's settings and turn loader; its derived indexes are carried below
+        old,
         contexts=contexts,
         facts=facts,
         fact_vectors=fact_vectors,
         events=events,
         event_vectors=event_vectors,
-        embed_texts=old.embed_texts,
-        window_chars=old.window_chars,
         context_scopes=(scope,) * len(contexts) if scope is not None else (),
-        load_turns=old.load_turns,
+        restricted={},
     )
     carry: dict[str, Any] = {"several_scopes": False} if scope is not None and not old.several_scopes else {}
     grown: tuple[tuple[str, Rows, Sequence[Any], Sequence[Any]], ...] = (
