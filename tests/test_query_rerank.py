@@ -171,7 +171,7 @@ def test_the_trace_is_of_the_run_and_its_parts_add_up(snap: ScopeSnapshot) -> No
         trace=True,
     )
     trace = result.trace
-    assert trace is not None and trace.stages == ("recency", "tense", "before-change")
+    assert trace is not None and trace.stages == ("own-words", "recency", "tense", "before-change")
     assert [c.context_id for c in trace.contexts] == [h.context.id for h in result.contexts]
     for row, hit in zip(trace.contexts, result.contexts, strict=True):
         total = sum(s.weight for s in row.signals)

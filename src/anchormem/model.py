@@ -169,6 +169,7 @@ class ContextTrace:
     redundancy: float | None = None  # best similarity of its anchor to the ones picked before (MMR)
     same_subject: tuple[str, ...] = ()  # returned context ids on its subject (query.subject)
     best_anchor: str | None = None  # the fact id that speaks for it
+    reply: str | None = None  # the reply's passage whose relevance it took (``query.scoring.exchange_lift``)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ explanation splits its score into additive contributions that sum to it:
 - ``lexical``: BM25 of the context's text, normalised;
 - ``events``: the events' votes (only for recipes that let events vote);
 - ``shared_turns``: what spreading over the turns shared with overlapping windows added;
-- one entry per rerank stage that moved it (``recency``, ``tense``, ``before-change``), each within the
+- ``reply``: what the message took from the reply to it, when a passage of that reply scored higher
+  (``reply`` names the passage: :func:`anchormem.query.scoring.exchange_lift`);
+- one entry per rerank stage that moved it (``own-words``, ``recency``, ``tense``, ``before-change``), each within the
   bound, divided by the result's ``scale`` like every part (1 unless a stage took a score past 1); a
   score held at 0 says so in ``clipped``.
 
@@ -45,6 +47,7 @@ class Explanation:
     clipped: float = 0.0  # what clipping the score to [0, 1] took off (or added)
     same_subject: list[str] = field(default_factory=list)  # returned context ids on its subject
     best_anchor: str | None = None
+    reply: str | None = None  # the reply's passage whose relevance it took (``query.scoring.exchange_lift``)
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,10 @@ def _one(row: ContextTrace, scale: float) -> Explanation:
     total = (sum(s.weight for s in row.signals) or 1.0) * scale
     contributions = {s.name: s.weight * s.normalised / total for s in row.signals}
     if row.signals:
+        spread = sum(s.weight * s.spread for s in row.signals) / total
         contributions["shared_turns"] = sum(s.weight * (s.spread - s.normalised) for s in row.signals) / total
+        if row.reply is not None:  # the relevance it took from the reply to it, above its own
+            contributions["reply"] = row.relevance / scale - spread
     else:
         contributions["rank"] = row.relevance
     adjustments = dict(row.adjustments)
@@ -109,4 +115,5 @@ def _one(row: ContextTrace, scale: float) -> Explanation:
         clipped=clipped if abs(clipped) > 1e-12 else 0.0,
         same_subject=list(row.same_subject),
         best_anchor=row.best_anchor,
+        reply=row.reply,
     )

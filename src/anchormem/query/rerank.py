@@ -15,7 +15,8 @@ in [0, 1]). A *stage* may then adjust the candidates' scores, under one contract
   understand it returns nothing, which leaves the plain ranking.
 
 The stages are listed by name in ``RetrievalSettings.rerankers`` (in order); leave one out to switch it
-off. Built in (``STAGES``): ``recency`` (any language), ``tense`` and ``before-change`` (English).
+off. Built in (``STAGES``): ``own-words`` and ``recency`` (any language), ``tense`` and ``before-change``
+(English).
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ recipes, the ones a user chooses between (experiments register more from ``bench
   cosines (the best one, raised a little when several come close: a window in which several
   messages match gains) and BM25 (stemmed) of its text, DATE line included; both are normalised,
   spread over the turns overlapping windows share (a turn scores its best window, a window the mean of
-  its turns), and averaged: that is the context's **relevance**, in [0, 1]. The rerank stages
+  its turns), and averaged; a message parted by length from the long reply to it takes the reply's best
+  passage's value when that is higher (``scoring.exchange_lift``): that is the context's **relevance**, in
+  [0, 1]. The rerank stages
   (:mod:`anchormem.query.rerank`; ``RetrievalSettings.rerankers``) may then adjust the scores of the
   most relevant candidates, each within ``rerank_bound``: time counts only between contexts on the same
   subject (:mod:`anchormem.query.recency`). Contexts are chosen by maximal marginal relevance over their
@@ -43,6 +45,7 @@ from anchormem.config import RetrievalSettings
 from anchormem.errors import ConfigError, InputError
 from anchormem.model import ContextHit, Event, EventHit, FactHit, SearchResult
 from anchormem.query import earlier as _earlier  # noqa: F401  (registers the before-change stage)
+from anchormem.query import own_words as _own_words  # noqa: F401  (registers the own-words stage)
 from anchormem.query import tense as _tense  # noqa: F401  (registers the tense stage)
 from anchormem.query.earlier import subject_query
 from anchormem.query.events import events_that_add, what_they_add
@@ -54,6 +57,7 @@ from anchormem.query.scoring import (
     context_max,
     context_soft_max,
     event_votes,
+    exchange_lift,
     expansion_terms,
     normalise,
     shared_turn_mean,
@@ -184,8 +188,9 @@ def contexts_of(snapshot: ScopeSnapshot, fact_rows: list[int]) -> list[int]:
 
 @dataclass
 class _Relevance:
-    values: Floats  # per context, the weighted mean of the spread signals, in [0, 1]
+    values: Floats  # per context, the weighted mean of the spread signals, in [0, 1], lifted by replies
     signals: list[tuple[str, float, Floats, Floats, Floats]]  # name, weight, raw, normalised, spread
+    replies: dict[int, int]  # row -> the passage of the reply to it whose value it took (``exchange_lift``)
 
 
 def _relevance(snapshot: ScopeSnapshot, query: str, fact_scores: Scores, events: Events, recipe: Recipe) -> _Relevance:
@@ -216,7 +221,11 @@ def _relevance(snapshot: ScopeSnapshot, query: str, fact_scores: Scores, events:
     total = sum(w for _, w, *_ in parts)
     for _, w, _, _, spread in parts:
         values += w * spread
-    return _Relevance(values / max(total, 1e-12), parts)
+    values /= max(total, 1e-12)
+    replies: dict[int, int] = {}
+    if recipe.shared_turns and n:
+        values, replies = exchange_lift(snapshot, values, [r for r, _ in top_rows(values, max(recipe.pool, 100))])
+    return _Relevance(values, parts, replies)
 
 
 @dataclass
@@ -277,7 +286,7 @@ def _hybrid(
         chosen = select_diverse(
             snapshot,
             adjusted,
-            BestAnchors(snapshot, fact_scores),
+            BestAnchors(snapshot, fact_scores, rel.replies),
             limit,
             recipe.mmr_lambda,
             max(recipe.pool, 4 * limit),
@@ -358,7 +367,7 @@ def _build_result(
     picked = {row: i for i, row in enumerate(chosen)}
     best_first = sorted(chosen, key=lambda row: (-float(scores.get(row, 0.0)), picked[row]))
     if run is not None:
-        dated = mark_dates(snapshot, run.candidates.subjects, best_first)
+        dated = mark_dates(snapshot, run.candidates.subjects, best_first, query)
     else:
         dated = {row: (None, ()) for row in best_first}
     ids = snapshot.contexts

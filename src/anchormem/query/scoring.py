@@ -101,3 +101,36 @@ def event_votes(
             if row >= 0:
                 votes[row] = max(votes[row], min(score, float(fact_scores[f])))
     return votes
+
+
+def exchange_lift(snapshot: ScopeSnapshot, values: Floats, rows: list[int]) -> tuple[Floats, dict[int, int]]:
+    """The message a long message answers scores at least as well as the long message's best passage.
+
+    A long message (an assistant's answer, a pasted text) is cut into passages, each in a window of its own
+    (:mod:`anchormem.ingest.chunk`), which parts it from the message it answers; in the paper's 3-turn windows
+    a message and its reply share a context. A reply's words say what the exchange was about: an answer's
+    "Hybrid tips" or "Biscuit's stocking" tell that the message before it spoke of a hybrid car or a dog, in
+    words the message may not use. So for each passage among ``rows``, the window holding the message before
+    its message (same session and scope) takes the passage's value when that is higher, as a turn takes its
+    best window's value in :func:`shared_turn_mean`. Windows that share turns (the paper's) hold no passages,
+    and nothing moves. Returns the values and, per lifted row, the passage row it took its value from.
+    """
+    contexts = snapshot.contexts
+    out = values.copy()
+    lifted: dict[int, int] = {}
+    for row in sorted(rows, key=lambda r: -float(values[r])):
+        context = contexts[row]
+        if not context.offsets:
+            continue
+        message, prev = context.turn_ids[0], row - 1
+        while prev >= 0 and _same_session(snapshot, prev, row) and message in contexts[prev].turn_ids:
+            prev -= 1
+        if prev >= 0 and _same_session(snapshot, prev, row) and values[row] > out[prev]:
+            out[prev] = values[row]
+            lifted[prev] = row
+    return out, lifted
+
+
+def _same_session(snapshot: ScopeSnapshot, a: int, b: int) -> bool:
+    contexts = snapshot.contexts
+    return contexts[a].session == contexts[b].session and snapshot.scope_of(a) == snapshot.scope_of(b)

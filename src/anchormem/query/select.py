@@ -77,11 +77,17 @@ class SupportsRows(Protocol):
 
 class BestAnchors:
     """Row i: the vector of context i's fact closest to the query (zeros without facts), computed for the rows
-    asked for (the selection asks for its candidate pool only, not every context)."""
+    asked for (the selection asks for its candidate pool only, not every context). ``replies`` maps a message
+    that took its relevance from a passage of the reply to it (``scoring.exchange_lift``) to that passage: the
+    message stands for the passage's evidence, so it takes the passage's anchor and the passage counts as a
+    repeat of it."""
 
-    def __init__(self, snapshot: ScopeSnapshot, fact_scores: npt.NDArray[np.floating]) -> None:
+    def __init__(
+        self, snapshot: ScopeSnapshot, fact_scores: npt.NDArray[np.floating], replies: dict[int, int] | None = None
+    ) -> None:
         self._snapshot = snapshot
         self._scores = np.asarray(fact_scores, dtype=np.float64)
+        self._replies = replies or {}
 
     def __getitem__(self, rows: npt.ArrayLike) -> npt.NDArray[np.float32]:
         snap, scores = self._snapshot, self._scores
@@ -90,7 +96,7 @@ class BestAnchors:
         best: list[int] = []
         at: list[int] = []
         for i, row in enumerate(wanted):
-            facts = snap.context_facts[row]
+            facts = snap.context_facts[self._replies.get(row, row)]
             if facts:  # the first of equally close facts, as np.maximum.reduceat over fact order gives
                 best.append(max(facts, key=lambda f: (float(scores[f]), -f)))
                 at.append(i)

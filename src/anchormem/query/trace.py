@@ -93,6 +93,7 @@ def trace_of(
                     snapshot.contexts[r].id for r in sorted(subjects_of.neighbours.get(row, ())) if r in returned
                 ),
                 best_anchor=snapshot.facts[best].id if best >= 0 else None,
+                reply=snapshot.contexts[run.relevance.replies[row]].id if row in run.relevance.replies else None,
             )
         )
     return replace(base, contexts=tuple(traced_rows), notes=tuple(run.candidates.notes.items()))

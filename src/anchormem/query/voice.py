@@ -59,3 +59,13 @@ def in_voice(query: str, speaker: str) -> str:
     for pattern, replacement in _AGREEMENT:
         text = pattern.sub(replacement, text)
     return text[:1].upper() + text[1:]
+
+
+_TURN_LINE = re.compile(r'^(?P<speaker>[^\n"]{1,200}?) said(?: \(part \d+ of \d+\))?, "', re.MULTILINE)
+
+
+def context_speakers(text: str) -> frozenset[str]:
+    """The speakers of a context, read from its rendered lines (``Speaker said, "…"``, ``Speaker said (part 2
+    of 3), "…"``: :mod:`anchormem.ingest.chunk`). A line inside a quoted message that looks like one may add a
+    name; the speakers of the context's own turns are always there."""
+    return frozenset(found.group("speaker").strip() for found in _TURN_LINE.finditer(text))
