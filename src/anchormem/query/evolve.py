@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from anchormem.model import Context, Event, Fact
+from anchormem.query.neighbours import FactNeighbours
 from anchormem.query.rows import Blocks
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.voice import anchor_speaker
@@ -136,6 +137,10 @@ def evolve(old: ScopeSnapshot, changes: Sequence[Change]) -> ScopeSnapshot:
         kept = np.where(kept >= 0, cmap[np.maximum(kept, 0)], -1)
         placed = snap.context_row.rows_of([f.context_id for f in new_facts])
         snap.__dict__["fact_context"] = np.concatenate([kept, placed]).astype(np.int64)
+    index: FactNeighbours | None = cached.get("fact_neighbours")
+    if index is not None:  # None (a small memory) is asked again: it may have grown
+        added = fact_vectors[np.arange(len(facts) - len(new_facts), len(facts))]
+        snap.__dict__["fact_neighbours"] = index.changed(gone_f, added)
     moved = _Moved(gone_c, gone_f, new_contexts, new_facts)
     _carry_lists(old, snap, moved)
     _carry_lexical(old, snap, moved)

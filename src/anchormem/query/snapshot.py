@@ -21,6 +21,7 @@ from anchormem.errors import ConfigError, InputError
 from anchormem.model import Context, Event, Fact, Scope, Turn
 from anchormem.query.dates import parse_when
 from anchormem.query.lexical import BM25Index
+from anchormem.query.neighbours import MIN_ROWS, FactNeighbours
 from anchormem.query.rowindex import RowIndex
 from anchormem.query.rows import Blocks
 from anchormem.query.voice import anchor_speaker
@@ -208,6 +209,12 @@ class ScopeSnapshot:
     @cached_property
     def fact_row(self) -> RowIndex:
         return RowIndex.of([f.id for f in self.facts])
+
+    @cached_property
+    def fact_neighbours(self) -> FactNeighbours | None:
+        """The bound index of the fact vectors, for linking new facts (``query.neighbours``); None below
+        ``MIN_ROWS`` facts, where a pass over all vectors is as cheap. Built on first use, by an add."""
+        return FactNeighbours.build(self.fact_vectors) if len(self.facts) >= MIN_ROWS else None
 
     @cached_property
     def fact_context(self) -> IntArray:
