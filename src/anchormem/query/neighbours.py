@@ -30,7 +30,7 @@ FloatArray = npt.NDArray[np.float32]
 Found = list[tuple[IntArray, FloatArray]]  # per query row: neighbour rows (ascending) and their cosines
 
 DIRECTIONS = 48  # k: the bound rows are k + 1 numbers (1/8 of MiniLM's 384)
-SAMPLE = 20_000  # rows whose covariance gives the basis
+SAMPLE = 5_000  # rows whose covariance gives the basis
 MIN_ROWS = 20_000  # below this many rows, an exact pass over all rows (no index)
 SLACK = 1e-4  # float32 rounding of the bound's product: a row is scored exactly if its bound > tau - SLACK
 _PAD = 1e-4  # added under the residual's square root, so a rounded residual is never too small

@@ -100,9 +100,9 @@ class ScopeSnapshot:
     """
 
     contexts: list[Context]
-    facts: list[Fact]
+    facts: Sequence[Fact]  # a list, or a SharedList (``query.shared_list``) in a grown snapshot
     fact_vectors: Vectors  # kept as Blocks (``query.rows``): a grown snapshot shares its rows with the last
-    events: list[Event] = field(default_factory=list)
+    events: Sequence[Event] = field(default_factory=list)
     event_vectors: Vectors = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     embed_texts: Callable[[list[str]], npt.NDArray[np.float32]] | None = None  # for the ``chunks`` baseline
     window_chars: int = ChunkSettings().chat_chars  # text of a full chat window (``ChunkSettings.chat_chars``)
@@ -157,7 +157,7 @@ class ScopeSnapshot:
 
     # -- maps ---------------------------------------------------------------------------------
     @cached_property
-    def fact_speakers(self) -> list[str | None]:
+    def fact_speakers(self) -> Sequence[str | None]:
         """Per fact, the speaker of a verbatim anchor (the offline extractor's "user: I moved."), else None."""
         return [anchor_speaker(f.text) if f.source == "offline" else None for f in self.facts]
 
