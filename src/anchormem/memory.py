@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -13,6 +14,7 @@ from anchormem._util.closeable import Closeable
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
 from anchormem.ingest.ingester import Ingester, PendingAdd
+from anchormem.ingest.link import LinkFacts
 from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.precomputed import load_precomputed
 from anchormem.ingest.sources import Conversation, load_conversations, read_source
@@ -87,10 +89,13 @@ class Memory(Closeable):
         self._records = Records(self._parts)
         self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester)
 
-    def _fact_source(self, scope: Scope) -> tuple[list[Fact], Any, Mapping[str, int]]:
-        """The scope's facts, vectors and rows for linking: the snapshot this process holds, grown by the add."""
+    def _fact_source(self, scope: Scope) -> LinkFacts:
+        """The scope's facts, vectors, rows and neighbour index for linking: the snapshot this process holds,
+        grown by the add."""
         snap = self._snapshots.get(scope)
-        return snap.facts, snap.fact_vectors, snap.fact_row
+        index = snap.fact_neighbours
+        near = partial(index.above, snap.fact_vectors) if index is not None else None
+        return LinkFacts(snap.facts, snap.fact_vectors, snap.fact_row, near)
 
     @classmethod
     def from_env(cls, config_file: str | Path | None = None, **overrides: Any) -> Memory:

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from anchormem.model import Fact, stable_id
+from anchormem.query.neighbours import Found, exact_above
 from anchormem.store.protocol import Matrix
 
 _BLOCK = 1024
+Near = Callable[[Sequence[int], float], Found]  # seed rows, tau -> each seed's rows above tau and cosines
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,17 @@ class Cluster:
     @property
     def event_id(self) -> str:
         return stable_id("e", *sorted(self.fact_ids))
+
+
+class LinkFacts(NamedTuple):
+    """A scope's facts as linking reads them: the facts, their vectors row by row (a matrix, or
+    :class:`~anchormem.query.rows.Blocks`) in insertion order as ``Store.fact_matrix`` gives them, each fact's
+    row by id, and (optionally) an index that finds a row's neighbours above tau without a pass over all rows."""
+
+    facts: Sequence[Fact]
+    vectors: Any
+    rows: Mapping[str, int]
+    near: Near | None = None
 
 
 @dataclass
@@ -49,14 +62,6 @@ def is_redundant(context_ids: Sequence[str], n_neighbors: int) -> bool:
     return o_max >= math.ceil(n_neighbors / 2)
 
 
-def _similarities(vectors: Any, rows: Sequence[int]) -> np.ndarray:
-    """Cosines of the given rows with every row (a matrix, or Blocks: ``query.rows``)."""
-    times_rows = getattr(vectors, "times_rows", None)
-    if times_rows is not None:
-        return np.asarray(times_rows(vectors[rows]))
-    return np.asarray(vectors[rows] @ vectors.T)
-
-
 def build_clusters(
     facts: Sequence[Fact],
     vectors: Matrix,
@@ -64,25 +69,27 @@ def build_clusters(
     tau: float = 0.85,
     n_neighbors: int = 3,
     rows: Mapping[str, int] | None = None,
+    near: Near | None = None,
 ) -> LinkReport:
-    """Candidate clusters around ``seed_ids`` (all facts when None); neighbours come from all ``facts``."""
+    """Candidate clusters around ``seed_ids`` (all facts when None); neighbours come from all ``facts``.
+
+    ``near(rows, tau)`` finds each seed row's neighbours above ``tau`` (an index: ``query.neighbours``);
+    without it, a pass over all of ``vectors`` does."""
     report = LinkReport()
     if len(facts) < 2:
         return report
     index = rows if rows is not None else {f.id: i for i, f in enumerate(facts)}  # fact id -> row
     seeds = [index[s] for s in (seed_ids if seed_ids is not None else [f.id for f in facts]) if s in index]
+    find = near if near is not None else (lambda block, t: exact_above(vectors, block, t))
     seen_sets: set[tuple[str, ...]] = set()
     for start in range(0, len(seeds), _BLOCK):
         block = seeds[start : start + _BLOCK]
-        sims = _similarities(vectors, block)  # (block, n)
-        for row, i in zip(sims, block, strict=True):
-            row[i] = -np.inf
-            above = np.flatnonzero(row > tau)
+        for (above, sims), i in zip(find(block, tau), block, strict=True):
             if above.size == 0:
                 continue
             report.candidates += 1
-            top = above[np.argsort(-row[above], kind="stable")[:n_neighbors]]
-            members = [facts[i], *(facts[j] for j in top)]
+            top = above[np.argsort(-sims, kind="stable")[:n_neighbors]]
+            members = [facts[i], *(facts[int(j)] for j in top)]
             if is_redundant([f.context_id for f in members], n_neighbors):
                 report.discarded += 1
                 continue

@@ -22,9 +22,9 @@ leaves exactly that, so the next add of any session finishes it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from anchormem.ingest.chunk import chunk_session
 from anchormem.ingest.extract import extract_offline, extract_with_llm, make_facts
 from anchormem.ingest.grounding import ground
 from anchormem.ingest.integrate import attach_events, extractive_event, integrate_with_llm, mean_vectors
-from anchormem.ingest.link import Cluster, build_clusters
+from anchormem.ingest.link import Cluster, LinkFacts, build_clusters
 from anchormem.ingest.parallel import tolerant
 from anchormem.ingest.precomputed import Precomputed
 from anchormem.llm.protocol import LLM
@@ -46,9 +46,8 @@ T = TypeVar("T")
 R = TypeVar("R")
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(stage, done, total)``."""
-FactReader = Callable[[Scope], tuple[Sequence[Fact], Any, Mapping[str, int]]]
-"""The scope's facts, their vectors (a matrix, or :class:`~anchormem.query.rows.Blocks`) row by row in insertion
-order as :meth:`Store.fact_matrix` gives them, and each fact's row by id: e.g. the snapshot retrieval holds."""
+FactReader = Callable[[Scope], LinkFacts]
+"""The scope's facts for linking (:class:`~anchormem.ingest.link.LinkFacts`): e.g. the snapshot retrieval holds."""
 
 SAVE_EVERY = 16  # LLM extractions buffered before one store transaction
 EMBED_BATCH = 512
@@ -314,7 +313,7 @@ class IngestPipeline:
         seeds = self.store.unlinked_facts(scope)
         if not seeds and not (pre is not None and pre.events is not None):
             return
-        facts, vectors, rows = self._facts(scope)
+        facts, vectors, rows, near = self._facts(scope)
         if pre is not None and pre.events is not None:
             events, skipped = attach_events(pre.events, facts)
             existing = self._stored_events(scope, [e.id for e in events])
@@ -325,7 +324,13 @@ class IngestPipeline:
             self.store.set_linked(scope, seeds)
             return
         linked = build_clusters(
-            facts, vectors, seed_ids=seeds, tau=self.graph.tau, n_neighbors=self.graph.n_neighbors, rows=rows
+            facts,
+            vectors,
+            seed_ids=seeds,
+            tau=self.graph.tau,
+            n_neighbors=self.graph.n_neighbors,
+            rows=rows,
+            near=near,
         )
         report.clusters_kept += len(linked.kept)
         report.clusters_discarded += linked.discarded
@@ -341,11 +346,11 @@ class IngestPipeline:
             failed = self._integrate_llm(scope, clusters, by_id, report)
         self.store.set_linked(scope, [f for f in seeds if f not in failed])
 
-    def _facts(self, scope: Scope) -> tuple[Sequence[Fact], Any, Mapping[str, int]]:
+    def _facts(self, scope: Scope) -> LinkFacts:
         if self.fact_source is not None:
             return self.fact_source(scope)
         facts, vectors = self.store.fact_matrix(scope)
-        return facts, vectors, {f.id: i for i, f in enumerate(facts)}
+        return LinkFacts(facts, vectors, {f.id: i for i, f in enumerate(facts)})
 
     def _stored_events(self, scope: Scope, ids: Sequence[str]) -> set[str]:
         """Those of ``ids`` that name stored events."""

@@ -23,7 +23,9 @@ import numpy as np
 import numpy.typing as npt
 
 from anchormem.model import Context, Event, Fact
+from anchormem.query.neighbours import FactNeighbours
 from anchormem.query.rows import Blocks
+from anchormem.query.shared_list import SharedList
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.voice import anchor_speaker
 from anchormem.store.journal import Change
@@ -107,8 +109,8 @@ def evolve(old: ScopeSnapshot, changes: Sequence[Change]) -> ScopeSnapshot:
         Blocks.of(old.event_vectors).without(gone_e).plus(_stack([v for _, v in net.events.values()], event_dim))
     )
     contexts = _kept(old.contexts, gone_c) + new_contexts
-    facts = _kept(old.facts, gone_f) + new_facts
-    events = _kept(old.events, gone_e) + new_events
+    facts = SharedList.of(old.facts).without(gone_f).plus(new_facts)  # the old parts shared, not copied
+    events = SharedList.of(old.events).without(gone_e).plus(new_events)
     scope = old.context_scopes[0] if old.context_scopes else None
     snap = replace(  # the old snapshot's settings and turn loader; its derived indexes are carried below
         old,
@@ -136,6 +138,10 @@ def evolve(old: ScopeSnapshot, changes: Sequence[Change]) -> ScopeSnapshot:
         kept = np.where(kept >= 0, cmap[np.maximum(kept, 0)], -1)
         placed = snap.context_row.rows_of([f.context_id for f in new_facts])
         snap.__dict__["fact_context"] = np.concatenate([kept, placed]).astype(np.int64)
+    index: FactNeighbours | None = cached.get("fact_neighbours")
+    if index is not None:  # None (a small memory) is asked again: it may have grown
+        added = fact_vectors[np.arange(len(facts) - len(new_facts), len(facts))]
+        snap.__dict__["fact_neighbours"] = index.changed(gone_f, added)
     moved = _Moved(gone_c, gone_f, new_contexts, new_facts)
     _carry_lists(old, snap, moved)
     _carry_lexical(old, snap, moved)
@@ -223,9 +229,11 @@ def _carry_lists(old: ScopeSnapshot, snap: ScopeSnapshot, moved: _Moved) -> None
             [np.delete(old.session_codes, gone_c), np.asarray(added_codes, dtype=np.int64)]
         )
     if "fact_speakers" in cached:
-        snap.__dict__["fact_speakers"] = _kept(old.fact_speakers, gone_f) + [
-            anchor_speaker(f.text) if f.source == "offline" else None for f in new_facts
-        ]
+        snap.__dict__["fact_speakers"] = (
+            SharedList.of(old.fact_speakers)
+            .without(gone_f)
+            .plus(anchor_speaker(f.text) if f.source == "offline" else None for f in new_facts)
+        )
 
 
 def _carry_lexical(old: ScopeSnapshot, snap: ScopeSnapshot, moved: _Moved) -> None:

@@ -118,15 +118,21 @@ class Blocks:
 
     # -- a new matrix ----------------------------------------------------------------------------------------
     def without(self, rows: Sequence[int]) -> Blocks:
-        """These rows removed (the others keep their order); only the blocks that held them are copied."""
+        """These rows removed (the others keep their order). A block that held some keeps the rows before the
+        first of them as a view (blocks are never written) and copies only the rows after it, so removing
+        the latest rows of a big block (an add re-cutting the last window) costs what it removes."""
         if not len(rows):
             return self
         index = np.unique(np.asarray(rows, dtype=np.int64))
         which = np.searchsorted(self._starts, index, side="right") - 1
-        blocks = list(self._blocks)
-        for b in np.unique(which):
+        blocks: list[Matrix] = []
+        for b, block in enumerate(self._blocks):
             local = index[which == b] - self._starts[b]
-            blocks[b] = np.delete(blocks[b], local, axis=0)
+            if not local.size:
+                blocks.append(block)
+                continue
+            first = int(local[0])
+            blocks += [block[:first], np.delete(block[first:], local - first, axis=0)]
         return Blocks(blocks, self.dim)
 
     def plus(self, values: npt.ArrayLike) -> Blocks:

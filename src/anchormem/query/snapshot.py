@@ -21,6 +21,7 @@ from anchormem.errors import ConfigError, InputError
 from anchormem.model import Context, Event, Fact, Scope, Turn
 from anchormem.query.dates import parse_when
 from anchormem.query.lexical import BM25Index
+from anchormem.query.neighbours import MIN_ROWS, FactNeighbours
 from anchormem.query.rowindex import RowIndex
 from anchormem.query.rows import Blocks
 from anchormem.query.voice import anchor_speaker
@@ -99,9 +100,9 @@ class ScopeSnapshot:
     """
 
     contexts: list[Context]
-    facts: list[Fact]
+    facts: Sequence[Fact]  # a list, or a SharedList (``query.shared_list``) in a grown snapshot
     fact_vectors: Vectors  # kept as Blocks (``query.rows``): a grown snapshot shares its rows with the last
-    events: list[Event] = field(default_factory=list)
+    events: Sequence[Event] = field(default_factory=list)
     event_vectors: Vectors = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     embed_texts: Callable[[list[str]], npt.NDArray[np.float32]] | None = None  # for the ``chunks`` baseline
     window_chars: int = ChunkSettings().chat_chars  # text of a full chat window (``ChunkSettings.chat_chars``)
@@ -156,7 +157,7 @@ class ScopeSnapshot:
 
     # -- maps ---------------------------------------------------------------------------------
     @cached_property
-    def fact_speakers(self) -> list[str | None]:
+    def fact_speakers(self) -> Sequence[str | None]:
         """Per fact, the speaker of a verbatim anchor (the offline extractor's "user: I moved."), else None."""
         return [anchor_speaker(f.text) if f.source == "offline" else None for f in self.facts]
 
@@ -208,6 +209,12 @@ class ScopeSnapshot:
     @cached_property
     def fact_row(self) -> RowIndex:
         return RowIndex.of([f.id for f in self.facts])
+
+    @cached_property
+    def fact_neighbours(self) -> FactNeighbours | None:
+        """The bound index of the fact vectors, for linking new facts (``query.neighbours``); None below
+        ``MIN_ROWS`` facts, where a pass over all vectors is as cheap. Built on first use, by an add."""
+        return FactNeighbours.build(self.fact_vectors) if len(self.facts) >= MIN_ROWS else None
 
     @cached_property
     def fact_context(self) -> IntArray:

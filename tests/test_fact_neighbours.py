@@ -1,0 +1,170 @@
+"""The neighbour index that links new facts (``query.neighbours``) finds exactly what a pass over every fact
+finds, after rows are added and removed too; linking through it builds the same events; and a forgotten fact
+never stays in it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import anchormem.query.snapshot as snapshot_module
+from anchormem.config import Settings
+from anchormem.embed.hashing import HashEmbedder
+from anchormem.ingest.link import build_clusters
+from anchormem.memory import Memory
+from anchormem.model import Fact, Scope
+from anchormem.query.neighbours import FactNeighbours, Found, exact_above
+from anchormem.query.rows import Blocks
+
+
+def _clustered(n: int, dim: int = 32, seed: int = 0) -> np.ndarray:
+    """Unit vectors in tight groups (so many pairs lie above tau), some exact duplicates."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(max(1, n // 6), dim))
+    rows = centres[rng.integers(0, len(centres), n)] + rng.normal(scale=0.25, size=(n, dim))
+    rows[7::7] = rows[6:-1:7][: len(rows[7::7])]  # duplicates: equal products, ties kept in row order
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _same(a: Found, b: Found) -> bool:
+    return len(a) == len(b) and all(
+        np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(a, b, strict=True)
+    )
+
+
+@pytest.mark.parametrize("tau", [0.5, 0.85, 0.95])
+def test_the_index_finds_what_a_pass_over_all_rows_finds(tau: float) -> None:
+    vectors = _clustered(600)
+    rows = list(range(0, 600, 5))
+    found = FactNeighbours.build(vectors, directions=8).above(vectors, rows, tau)
+    assert _same(found, exact_above(vectors, rows, tau))
+    assert sum(len(r) for r, _ in found) > 0
+    for (near, sims), i in zip(found, rows, strict=True):  # the products themselves, the row itself left out
+        assert i not in near and np.all(sims > tau)
+        assert np.allclose(sims, vectors[near] @ vectors[i], atol=1e-5)
+
+
+def test_a_changed_index_finds_what_a_pass_over_the_changed_rows_finds() -> None:
+    vectors = _clustered(900, seed=1)
+    blocks = Blocks.of(vectors[:500])
+    index = FactNeighbours.build(blocks, directions=6)
+    rng = np.random.default_rng(2)
+    for start in range(500, 900, 40):  # an agent's adds: re-cut rows leave, new rows arrive
+        gone = sorted({int(len(blocks) - 1 - rng.integers(0, 5)), int(rng.integers(0, len(blocks)))})
+        added = vectors[start : start + 40]
+        blocks = blocks.without(gone).plus(added)
+        index = index.changed(gone, added)
+        assert len(index) == len(blocks)
+    rows = list(range(0, len(blocks), 3))
+    assert _same(index.above(blocks, rows, 0.85), exact_above(blocks.dense(), rows, 0.85))
+    assert _same(index.above(blocks, rows, 0.85), FactNeighbours.build(blocks).above(blocks, rows, 0.85))
+
+
+def test_an_index_refuses_a_matrix_it_does_not_describe() -> None:
+    vectors = _clustered(50)
+    with pytest.raises(ValueError):
+        FactNeighbours.build(vectors).above(vectors[:40], [0], 0.85)
+
+
+def test_linking_through_the_index_keeps_the_clusters() -> None:
+    vectors = _clustered(400, seed=3)
+    facts = [Fact(id=f"f{i}", context_id=f"c{i // 3}", text=f"fact {i}") for i in range(len(vectors))]
+    seeds = [f.id for f in facts[::4]]
+    index = FactNeighbours.build(vectors, directions=8)
+    plain = build_clusters(facts, vectors, seed_ids=seeds, tau=0.85, n_neighbors=3)
+    fast = build_clusters(
+        facts, vectors, seed_ids=seeds, tau=0.85, n_neighbors=3, near=lambda rows, t: index.above(vectors, rows, t)
+    )
+    assert plain.kept and plain == fast
+
+
+def test_removing_rows_keeps_views_of_what_came_before() -> None:
+    whole = np.arange(40, dtype=np.float32).reshape(20, 2)
+    blocks = Blocks([whole[:12], whole[12:]], 2)
+    for gone in ([11], [0, 19], [3, 4, 15], list(range(12, 20))):
+        out = blocks.without(gone)
+        assert np.array_equal(out.dense(), np.delete(whole, gone, axis=0))
+        assert np.array_equal(out[[0, len(out) - 1]], np.delete(whole, gone, axis=0)[[0, -1]])
+    assert blocks.without([11]).blocks[0].base is not None  # the rows before a removed one: not copied
+
+
+# -- through Memory: the index is built for the test's small memory ------------------------------------------------
+
+
+def _settings(location: str) -> Settings:
+    return Settings.load(env={}, store=location, embed__backend="hash")
+
+
+TEXTS = (
+    "I adopted a grey cat called Pepper from the shelter",
+    "Pepper the grey cat sleeps on my desk all afternoon",
+    "My grey cat Pepper knocked the plant off the desk",
+    "I bought a new bike and ride it to work along the canal",
+    "The bike ride along the canal takes twenty minutes",
+    "We cooked a mushroom risotto with lots of parmesan",
+)
+
+
+def _messages(start: int, session: str, n: int) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": f"{TEXTS[(start + i) % len(TEXTS)]}, day {start + i}", "session": session}
+        for i in range(n)
+    ]
+
+
+def _events(mem: Memory) -> set[tuple[str, tuple[str, ...]]]:
+    return {(e.id, e.fact_ids) for e in mem.store.events(Scope("ana"))}
+
+
+@pytest.fixture
+def indexed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(snapshot_module, "MIN_ROWS", 0)
+    yield
+
+
+@pytest.mark.parametrize("location", ["sqlite"], indirect=True)
+def test_adds_through_the_index_build_the_events_of_a_pass_over_all_facts(
+    location: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def grow(store: str, min_rows: int) -> set[tuple[str, tuple[str, ...]]]:
+        monkeypatch.setattr(snapshot_module, "MIN_ROWS", min_rows)
+        with Memory(_settings(store), embedder=HashEmbedder()) as mem:
+            mem.add(_messages(0, "s1", 8), user_id="ana")
+            mem.search("cat", user_id="ana")
+            for i in range(6):  # one message at a time, the last window re-cut each time
+                mem.add(_messages(10 + i, "s1" if i % 2 else "s2", 1), user_id="ana")
+                if min_rows == 0:
+                    snap = mem._snapshots.get(Scope("ana"))
+                    assert snap.fact_neighbours is not None and len(snap.fact_neighbours) == len(snap.facts)
+            return _events(mem)
+
+    with_index = grow(location, 0)
+    without = grow(str(tmp_path / "plain.db"), 10**9)
+    assert with_index and with_index == without
+
+
+@pytest.mark.parametrize("location", ["sqlite"], indirect=True)
+def test_an_add_after_a_delete_never_finds_the_forgotten_facts(location: str, indexed: None) -> None:
+    with Memory(_settings(location), embedder=HashEmbedder()) as mem:
+        mem.add(_messages(0, "a", 3), user_id="ana")
+        mem.add(_messages(3, "b", 3), user_id="ana")
+        scope = Scope("ana")
+        mem.add(_messages(0, "b", 1), user_id="ana")  # a grown snapshot with its index
+        before = mem._snapshots.get(scope)
+        assert before.__dict__.get("fact_neighbours") is not None
+        forgotten = {
+            f.id
+            for f in mem.store.facts(scope)
+            if f.context_id in {c.id for c in mem.store.contexts(scope, session="a")}
+        }
+        assert forgotten
+        mem.delete(session="a", user_id="ana")
+        mem.add(_messages(0, "b", 2), user_id="ana")  # the same words again: the old facts must not be found
+        snap = mem._snapshots.get(scope)
+        assert snap is not before and snap.fact_neighbours is not before.fact_neighbours
+        assert len(snap.fact_neighbours or ()) == len(snap.facts)
+        assert not forgotten & {f.id for f in snap.facts}
+        assert all(not forgotten & set(fids) for _, fids in _events(mem))
