@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
 
 from anchormem._util.closeable import Closeable
+from anchormem._util.gcpause import paused_gc
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
 from anchormem.ingest.ingester import Ingester, PendingAdd
@@ -235,7 +237,10 @@ class Memory(Closeable):
             since=options.get("since"),
             until=options.get("until"),
         )
+        loads = self._snapshots.loads
         snap = self._snapshots.covering(scope, include_subscopes=options.get("include_subscopes", True))
+        # a scope loaded whole: the first retrieval builds its indexes, millions of lasting objects
+        fresh = self._snapshots.loads != loads
         settings = self.settings.retrieval
         if k is not None:
             settings = replace(settings, k_facts=k, k_events=k, max_contexts=k)
@@ -253,7 +258,8 @@ class Memory(Closeable):
         if not snap.contexts:
             return empty_result(query, settings, traced)
         vector, subject_vector = query_vectors(self.embedder.embed, snap, query)
-        result = retrieve(snap, query, vector, settings, subject_vector, trace=traced)
+        with paused_gc() if fresh else nullcontext():
+            result = retrieve(snap, query, vector, settings, subject_vector, trace=traced)
         self.accounting.record("retrieval", Completion(text=""), time.perf_counter() - started)
         return result
 

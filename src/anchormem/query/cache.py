@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 
+from anchormem._util.gcpause import paused_gc
 from anchormem.model import Scope
 from anchormem.parts import Parts
 from anchormem.query.evolve import evolve
@@ -32,6 +33,7 @@ class SnapshotCache:
         self._merged: dict[Scope, tuple[tuple[tuple[Scope, int], ...], ScopeSnapshot]] = {}
         self._floor: dict[Scope, int] = {}  # the store's version when the scope was last forgotten
         self._growing: dict[Scope, threading.Lock] = {}  # one evolve of a scope at a time (shared row numbers)
+        self.loads = 0  # scopes loaded whole so far: a search that saw this move builds the indexes anew
 
     def get(self, scope: Scope) -> ScopeSnapshot:
         """The scope's memory as retrieval sees it (``NotFoundError`` for a scope with no memory)."""
@@ -81,10 +83,18 @@ class SnapshotCache:
                     grown = evolve(cached[1], changes)
                     self._keep(scope, version, grown)
                 return grown
+        with paused_gc():  # millions of long-lived objects: see anchormem._util.gcpause
+            snap = self._load(scope)
+        self.loads += 1
+        self._keep(scope, version, snap)
+        return snap
+
+    def _load(self, scope: Scope) -> ScopeSnapshot:
+        store = self._parts.store
         facts, fact_vectors = store.fact_matrix(scope)
         events, event_vectors = store.event_matrix(scope)
         contexts = store.contexts(scope)
-        snap = ScopeSnapshot(
+        return ScopeSnapshot(
             contexts=contexts,
             facts=facts,
             fact_vectors=fact_vectors,
@@ -95,8 +105,6 @@ class SnapshotCache:
             context_scopes=(scope,) * len(contexts),
             load_turns=lambda: [(scope, turn) for turn in store.turns(scope)],
         )
-        self._keep(scope, version, snap)
-        return snap
 
     def _keep(self, scope: Scope, version: int, snap: ScopeSnapshot) -> None:
         """Cache ``snap`` unless a newer one is cached, or the scope was forgotten after ``version`` (a load

@@ -36,7 +36,8 @@ def _blob(vec: np.ndarray) -> bytes:
 
 
 def _matrix(blobs: list[Any]) -> Matrix:
-    return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1).copy()
+    # a bytearray is writable: the array takes it over without a second copy
+    return np.frombuffer(bytearray().join(blobs), dtype=np.float32).reshape(len(blobs), -1)
 
 
 SQLITE = Dialect(

@@ -67,6 +67,30 @@ def context(r: Sequence[Any]) -> Context:
     )
 
 
+def contexts(rows: Sequence[Sequence[Any]]) -> list[Context]:
+    """:func:`context` of many rows, their turn id and offset lists parsed in one JSON document each (a
+    scope's contexts load without parser calls per row); rows that do not parse fail as :func:`context` does."""
+    try:
+        turns = json.loads("[" + ",".join(r[3] for r in rows) + "]")
+        offsets = json.loads("[" + ",".join(r[6] or "null" for r in rows) + "]")
+        if len(turns) != len(rows) or len(offsets) != len(rows):
+            raise ValueError("the turn id lists do not match the rows")
+        return [
+            Context(
+                id=r[0],
+                session=r[1],
+                position=r[2],
+                turn_ids=tuple(t),
+                date=r[4],
+                text=r[5],
+                offsets=tuple((int(a), int(b)) for a, b in o) if o else (),
+            )
+            for r, t, o in zip(rows, turns, offsets, strict=True)
+        ]
+    except (ValueError, TypeError):
+        return [context(r) for r in rows]
+
+
 @decoder
 def event(r: Sequence[Any]) -> Event:
     return Event(id=r[0], text=r[1], fact_ids=tuple(json.loads(r[2])), source=r[3])
