@@ -97,7 +97,8 @@ class RetrievalSettings:
     (any language: the latest statement on a subject earlier sessions spoke of gains), ``tense`` (English:
     more for a question about the present, none for one about the past) and ``before-change`` (English:
     "…before X?" favours what was said before X came up); leave one out to switch it off, ``()`` for the
-    plain ranking. ``rerank_bound`` is the most a stage may move a score (see ``docs/search.md``)."""
+    plain ranking. ``rerank_bound`` is the most a stage may move a score (see ``docs/search.md``).
+    ``cached_scopes`` bounds the scopes whose snapshots a process keeps (at least 1)."""
 
     k_facts: int = 10
     k_events: int = 10
@@ -106,6 +107,7 @@ class RetrievalSettings:
     max_chars: int | None = 10_000  # context text per search (the best context is always returned); None: no cap
     rerankers: tuple[str, ...] = ("own-words", "recency", "tense", "before-change")  # in order (``query.rerank``)
     rerank_bound: float = 0.1  # the most one stage may add to or take from a context's score
+    cached_scopes: int = 64  # scope snapshots one process keeps in memory; the least recently used goes first
 
 
 @dataclass(frozen=True)

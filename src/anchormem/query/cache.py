@@ -7,11 +7,13 @@ When the version moved only by this process's writes (the store's journal,
 by those changes (:mod:`anchormem.query.evolve`); otherwise (another process wrote, the journal let the
 changes go, or the store keeps none) the scope is loaded again. A forgotten scope (:meth:`SnapshotCache.forget`)
 is always loaded again, so nothing of the forgotten words stays in this process (the lexical vocabulary
-included)."""
+included). At most ``RetrievalSettings.cached_scopes`` scopes are kept: the one used least recently is dropped
+first (with the merged snapshots that hold it), and loaded again when it is next searched."""
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 
 from anchormem._util.gcpause import paused_gc
 from anchormem.model import Scope
@@ -29,7 +31,7 @@ class SnapshotCache:
     def __init__(self, parts: Parts) -> None:
         self._parts = parts
         self._lock = threading.Lock()
-        self._snapshots: dict[Scope, tuple[int, ScopeSnapshot]] = {}
+        self._snapshots: OrderedDict[Scope, tuple[int, ScopeSnapshot]] = OrderedDict()  # least recent first
         self._merged: dict[Scope, tuple[tuple[tuple[Scope, int], ...], ScopeSnapshot]] = {}
         self._floor: dict[Scope, int] = {}  # the store's version when the scope was last forgotten
         self._growing: dict[Scope, threading.Lock] = {}  # one evolve of a scope at a time (shared row numbers)
@@ -67,6 +69,8 @@ class SnapshotCache:
         store = self._parts.store
         with self._lock:
             cached = self._snapshots.get(scope)
+            if cached:
+                self._snapshots.move_to_end(scope)
             if cached and cached[0] == version:
                 return cached[1]
         if cached and self._floor.get(scope, 0) <= cached[0] < version:
@@ -113,6 +117,12 @@ class SnapshotCache:
             held = self._snapshots.get(scope)
             if version >= self._floor.get(scope, 0) and (held is None or held[0] < version):
                 self._snapshots[scope] = (version, snap)
+                self._snapshots.move_to_end(scope)
+            limit = max(1, self._parts.settings.retrieval.cached_scopes)
+            while len(self._snapshots) > limit:
+                dropped, _ = self._snapshots.popitem(last=False)
+                for outer in [s for s in self._merged if covers(s, dropped)]:
+                    del self._merged[outer]
 
     def forget(self, scope: Scope) -> None:
         """Drop what this process holds in memory about the scope: its snapshot, and the query-embedding
