@@ -74,7 +74,8 @@ function highlighted(text, spans) {
 const SIGNAL_NAMES = { anchor: "anchor cosine", lexical: "lexical (BM25)", shared_turns: "shared-turn spreading",
   events: "event votes", fact_lexical: "fact BM25", rank: "rank score",
   recency: "recency stage (latest on its subject)", tense: "tense stage (present / past question)",
-  "before-change": "before-change stage", clipped: "held at 0" };
+  "before-change": "before-change stage", "own-words": "own-words stage (the named speaker's messages first)",
+  reply: "taken from the reply to it", clipped: "held at 0" };
 
 function explanationBlock(x, mode) {
   if (!x) return h("p", { class: "muted" }, "No breakdown for this context.");
