@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from anchormem.render.prompt_block import TURN_START
+
 _AGREEMENT = (
     (re.compile(r"\b(does|do)\s+I\b", re.IGNORECASE), "do I"),
     (re.compile(r"\b(is|are)\s+I\b", re.IGNORECASE), "am I"),
@@ -61,11 +63,9 @@ def in_voice(query: str, speaker: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-_TURN_LINE = re.compile(r'^(?P<speaker>[^\n"]{1,200}?) said(?: \(part \d+ of \d+\))?, "', re.MULTILINE)
-
-
 def context_speakers(text: str) -> frozenset[str]:
-    """The speakers of a context, read from its rendered lines (``Speaker said, "…"``, ``Speaker said (part 2
-    of 3), "…"``: :mod:`anchormem.ingest.chunk`). A line inside a quoted message that looks like one may add a
-    name; the speakers of the context's own turns are always there."""
-    return frozenset(found.group("speaker").strip() for found in _TURN_LINE.finditer(text))
+    """The speakers of a context, read from its rendered lines (:data:`anchormem.render.prompt_block.TURN_START`:
+    ``Speaker said, "…"``, ``Speaker said (part 2 of 3), "…"``). A line inside a quoted message that looks like
+    one may add a name; the speakers of the context's own turns are always there."""
+    starts = (TURN_START.match(line) for line in text.split("\n"))
+    return frozenset(found.group("speaker").strip() for found in starts if found)

@@ -33,7 +33,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the model renders itself through this module: no import back at run time
     from anchormem.model import ContextHit, Scope, SearchResult
 
-_TURN_START = re.compile(r'^(?P<speaker>.{1,200}?) said(?P<part> \(part \d+ of \d+\))?, "')
+TURN_START = re.compile(r'^(?P<speaker>.{1,200}?) said(?P<part> \(part \d+ of \d+\))?, "')
+"""The start of a turn's line in a context's text (``Speaker said, "…``, ``Speaker said (part 2 of 3), "…``), as
+:func:`anchormem.ingest.chunk.render_piece` writes it."""
 _CONTINUED = '  "'
 _GENERATED_ID = re.compile(r"^t-[0-9a-f]{16}$")
 _TAG = re.compile(r"<(?=\s*/?\s*(?:memories|events)\b)", re.IGNORECASE)
@@ -102,7 +104,7 @@ def turn_lines(hit: ContextHit) -> list[tuple[str, str]]:
         return list(zip(ids, body, strict=True))
     groups: list[list[str]] = []
     for line in body:
-        if _TURN_START.match(line) or not groups:
+        if TURN_START.match(line) or not groups:
             groups.append([line])
         else:
             groups[-1].append(line)
@@ -121,7 +123,7 @@ def _lines(hit: ContextHit) -> list[_Line]:
     speaker: str | None = None
     for piece, (_, text) in zip(pieces, pairs, strict=True):
         first, *rest = text.split("\n")
-        start = _TURN_START.match(first)
+        start = TURN_START.match(first)
         part = ""
         if start is not None:
             speaker, part, first = start["speaker"], start["part"] or "", first[start.end() - 1 :]
