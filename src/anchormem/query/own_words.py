@@ -22,27 +22,24 @@ nothing gives way by the rerank bound to those in which they speak, when the can
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from anchormem.query.rerank import Candidates, register
-from anchormem.query.snapshot import ScopeSnapshot
-from anchormem.query.voice import context_speakers, named_speaker
+from anchormem.query.voice import named_speaker
 
 
-def speaking(snapshot: ScopeSnapshot, query: str, rows: list[int]) -> tuple[str | None, dict[int, frozenset[str]]]:
-    """The one speaker ``query`` names among the speakers of ``rows`` (None: none or several), and each row's
-    speakers."""
-    spoken = {row: context_speakers(snapshot.contexts[row].text) for row in rows}
-    names = set().union(*spoken.values()) if spoken else set()
-    return named_speaker(query, names), spoken
+def speaking(candidates: Candidates, rows: Sequence[int]) -> str | None:
+    """The one speaker the query names among the speakers of ``rows`` (None: none or several)."""
+    names = set().union(*(candidates.speakers(row) for row in rows))
+    return named_speaker(candidates.query, names)
 
 
-def statements(snapshot: ScopeSnapshot, query: str, rows: list[int]) -> list[int]:
-    """The rows that can state the answer to ``query``: those in which the speaker it names speaks, or all of
+def statements(candidates: Candidates, rows: Sequence[int]) -> list[int]:
+    """The rows that can state the answer to the query: those in which the speaker it names speaks, or all of
     ``rows`` when it names none (or the named speaker speaks in none of them)."""
-    speaker, spoken = speaking(snapshot, query, rows)
-    own = [row for row in rows if speaker is not None and speaker in spoken[row]]
+    speaker = speaking(candidates, rows)
+    own = [row for row in rows if speaker is not None and speaker in candidates.speakers(row)]
     return own or list(rows)
 
 
@@ -53,9 +50,10 @@ class OwnWords:
     languages: ClassVar[tuple[str, ...]] = ("*",)
 
     def adjust(self, candidates: Candidates) -> Mapping[int, float]:
-        speaker, spoken = speaking(candidates.snapshot, candidates.query, candidates.rows)
-        if speaker is None or not any(speaker in names for names in spoken.values()):
+        speaker = speaking(candidates, candidates.rows)
+        if speaker is None:
             return {}
+        spoken = {row: candidates.speakers(row) for row in candidates.rows}
         others = {row: -candidates.bound for row, names in spoken.items() if names and speaker not in names}
         if others:
             candidates.notes[self.name] = f"the question names {speaker}: {speaker}'s own messages come first"

@@ -96,7 +96,7 @@ def latest_of_subject(candidates: Candidates) -> list[int]:
     relevance = candidates.relevance
     peak = max((float(relevance[r]) for r in candidates.rows), default=0.0)
     strong = [r for r in candidates.rows if float(relevance[r]) >= FLOOR * peak and peak > 0]
-    strong = statements(candidates.snapshot, candidates.query, strong)
+    strong = statements(candidates, strong)
     dated = compared(candidates.snapshot, candidates.subjects, strong)
     return [row for row in strong if dated[row][0] and not dated[row][1]]
 
@@ -117,14 +117,12 @@ class Recency:
 register(Recency)
 
 
-def mark_dates(
-    snapshot: ScopeSnapshot, subjects: Subjects, rows: Sequence[int], query: str = ""
-) -> dict[int, tuple[bool | None, tuple[int, ...]]]:
+def mark_dates(candidates: Candidates, rows: Sequence[int]) -> dict[int, tuple[bool | None, tuple[int, ...]]]:
     """For each returned row: (latest, returned rows on its subject from later sessions); latest is None
     when no returned row on its subject comes from another session. Only the rows that can state the answer
-    to ``query`` are compared (:func:`anchormem.query.own_words.statements`); the others stay None."""
-    compared_rows = statements(snapshot, query, list(rows))
-    dated = compared(snapshot, subjects, compared_rows)
+    to the query are compared (:func:`anchormem.query.own_words.statements`); the others stay None."""
+    compared_rows = statements(candidates, rows)
+    dated = compared(candidates.snapshot, candidates.subjects, compared_rows)
     out: dict[int, tuple[bool | None, tuple[int, ...]]] = {row: (None, ()) for row in rows}
     for row in compared_rows:
         older, newer = dated[row]

@@ -31,6 +31,7 @@ import numpy.typing as npt
 from anchormem.errors import ConfigError
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.subject import Subjects
+from anchormem.query.voice import context_speakers
 
 FLOOR = 0.5  # share of the best relevance below which no stage raises a context
 
@@ -50,12 +51,20 @@ class Candidates:
     bound: float = 0.1
     adjustments: dict[int, dict[str, float]] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)  # stage -> why it acted (for the trace)
+    spoken: dict[int, frozenset[str]] = field(default_factory=dict)  # row -> its speakers, read once (``speakers``)
 
     def adjusted(self, row: int) -> float:
         return float(self.relevance[row]) + sum(self.adjustments.get(row, {}).values())
 
     def given(self, row: int, stage: str) -> float:
         return self.adjustments.get(row, {}).get(stage, 0.0)
+
+    def speakers(self, row: int) -> frozenset[str]:
+        """Who speaks in context ``row`` (:func:`anchormem.query.voice.context_speakers`), read once a search."""
+        found = self.spoken.get(row)
+        if found is None:
+            found = self.spoken[row] = context_speakers(self.snapshot.contexts[row].text)
+        return found
 
 
 class Reranker(Protocol):

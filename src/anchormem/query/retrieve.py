@@ -366,10 +366,7 @@ def _build_result(
         )
     picked = {row: i for i, row in enumerate(chosen)}
     best_first = sorted(chosen, key=lambda row: (-float(scores.get(row, 0.0)), picked[row]))
-    if run is not None:
-        dated = mark_dates(snapshot, run.candidates.subjects, best_first, query)
-    else:
-        dated = {row: (None, ()) for row in best_first}
+    dated = mark_dates(run.candidates, best_first) if run is not None else {row: (None, ()) for row in best_first}
     ids = snapshot.contexts
     hits = tuple(
         ContextHit(
