@@ -23,6 +23,12 @@ def embedded_postgres(folder: Path) -> Iterator[str]:
         server.cleanup()
 
 
+@contextmanager
+def given_server(admin_url: str) -> Iterator[str]:
+    """An existing server (``--pg-url``) in the place of :func:`embedded_postgres`: yields its admin URL as it is."""
+    yield admin_url
+
+
 def new_database(admin_url: str, name: str) -> str:
     """An empty database ``name`` on the server (dropped first if it exists); its URL."""
     import psycopg

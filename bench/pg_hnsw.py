@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pg import new_database  # bench/ is on the path when this file runs as a script
+from pg import given_server, new_database  # bench/ is on the path when this file runs as a script
 
 from anchormem.model import Context, Fact, Scope, Turn
 from anchormem.query.retrieve import top_rows
@@ -450,18 +450,13 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         server = embedded_postgres(Path(tmp) / "pg", args.shared_buffers) if args.pg_url is None else None
-        with server or _given(args.pg_url) as admin:
+        with server or given_server(args.pg_url) as admin:
             rows = run(new_database(admin, "pg_hnsw"), args)
     print(report(rows, args))
     print(
         f"\nTotal {time.perf_counter() - t0:.0f} s. Command: PYTHONPATH=src .venv/bin/python bench/pg_hnsw.py "
         + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     )
-
-
-@contextmanager
-def _given(url: str) -> Iterator[str]:
-    yield url
 
 
 @contextmanager

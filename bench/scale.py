@@ -20,13 +20,12 @@ import shlex
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pg import embedded_postgres, new_database  # bench/ is on the path when this file runs as a script
+from pg import embedded_postgres, given_server, new_database  # bench/ is on the path when this file runs as a script
 
 from anchormem.config import RetrievalSettings
 from anchormem.model import Context, Fact, Scope, Turn
@@ -207,7 +206,7 @@ def main(argv: list[str] | None = None) -> None:
         if "sqlite" in backends:
             rows += run_backend("SQLite", lambda label, _small: SQLiteStore(folder / f"{label}.db"), args)
         if "postgres" in backends:
-            with embedded_postgres(folder / "pg") if args.pg_url is None else _given(args.pg_url) as admin:
+            with embedded_postgres(folder / "pg") if args.pg_url is None else given_server(args.pg_url) as admin:
                 rows += run_backend(
                     "PostgreSQL",
                     lambda label, _small: PostgresStore(new_database(admin, f"scale_{label}")),
@@ -219,11 +218,6 @@ def main(argv: list[str] | None = None) -> None:
         f"\nTotal {total:.0f} s. Command: PYTHONPATH=src .venv/bin/python bench/scale.py "
         + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     )
-
-
-@contextmanager
-def _given(url: str) -> Iterator[str]:
-    yield url
 
 
 if __name__ == "__main__":
