@@ -98,7 +98,9 @@ class RetrievalSettings:
     more for a question about the present, none for one about the past) and ``before-change`` (English:
     "…before X?" favours what was said before X came up); leave one out to switch it off, ``()`` for the
     plain ranking. ``rerank_bound`` is the most a stage may move a score (see ``docs/search.md``).
-    ``cached_scopes`` bounds the scopes whose snapshots a process keeps (at least 1)."""
+    ``cached_scopes`` bounds the scopes whose snapshots a process keeps (at least 1). A scope of at least
+    ``snapshot_files`` facts keeps its snapshot in a file next to a SQLite store, so a new process's first
+    search need not rebuild it (``anchormem.query.snapshot_files``; None: no files)."""
 
     k_facts: int = 10
     k_events: int = 10
@@ -108,6 +110,7 @@ class RetrievalSettings:
     rerankers: tuple[str, ...] = ("own-words", "recency", "tense", "before-change")  # in order (``query.rerank``)
     rerank_bound: float = 0.1  # the most one stage may add to or take from a context's score
     cached_scopes: int = 64  # scope snapshots one process keeps in memory; the least recently used goes first
+    snapshot_files: int | None = 10_000  # scopes of this many facts keep their snapshot in a file (SQLite); None: never
 
 
 @dataclass(frozen=True)
@@ -259,7 +262,9 @@ def _build(typ: type[Any], values: Mapping[str, Any], section: str) -> Any:
     for key, value in values.items():
         default = getattr(typ, key, None) if not callable(getattr(typ, key, None)) else None
         try:
-            if isinstance(default, bool):
+            if key in ("max_chars", "snapshot_files"):  # a number, or none
+                kwargs[key] = None if value in (None, "", "none", "None") else int(value)
+            elif isinstance(default, bool):
                 kwargs[key] = value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes")
             elif isinstance(default, int):
                 kwargs[key] = int(value)
@@ -268,8 +273,6 @@ def _build(typ: type[Any], values: Mapping[str, Any], section: str) -> Any:
             elif isinstance(default, tuple):  # a list in TOML, or "a,b" in the environment
                 items = value.split(",") if isinstance(value, str) else list(value)
                 kwargs[key] = tuple(str(v).strip() for v in items if str(v).strip())
-            elif key == "max_chars":
-                kwargs[key] = None if value in (None, "", "none", "None") else int(value)
             else:
                 kwargs[key] = value
         except (TypeError, ValueError) as exc:

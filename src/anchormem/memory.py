@@ -372,4 +372,5 @@ class Memory(Closeable):
         return self._lifecycle.import_records(records)
 
     def close(self) -> None:
+        self._snapshots.close()
         self._parts.close()

@@ -46,6 +46,12 @@ class CachedEmbedder:
                 self._entries.popitem(last=False)
         return vector
 
+    def load(self) -> None:
+        """Load the inner embedder's model now (if it loads lazily), not on the first :meth:`embed`."""
+        load = getattr(self.inner, "load", None)
+        if callable(load):
+            load()
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

@@ -38,6 +38,10 @@ class AutoMiniLMEmbedder(MiniLMIdentity):
     def embed(self, texts: Sequence[str]) -> Vectors:
         return self._choose().embed(texts)
 
+    def load(self) -> None:
+        """Choose the runtime and load the model now, not on the first :meth:`embed`."""
+        self._choose()
+
     def _choose(self) -> Embedder:
         with self._lock:
             if self._chosen is None:

@@ -8,7 +8,10 @@ by those changes (:mod:`anchormem.query.evolve`); otherwise (another process wro
 changes go, or the store keeps none) the scope is loaded again. A forgotten scope (:meth:`SnapshotCache.forget`)
 is always loaded again, so nothing of the forgotten words stays in this process (the lexical vocabulary
 included). At most ``RetrievalSettings.cached_scopes`` scopes are kept: the one used least recently is dropped
-first (with the merged snapshots that hold it), and loaded again when it is next searched."""
+first (with the merged snapshots that hold it), and loaded again when it is next searched.
+
+A scope loaded whole comes from its snapshot file when the store keeps one that matches
+(:mod:`anchormem.query.snapshot_files`): a new process need not rebuild a big memory's indexes."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from anchormem.parts import Parts
 from anchormem.query.evolve import evolve
 from anchormem.query.merge import merge_snapshots
 from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.query.snapshot_files import SnapshotFiles
 from anchormem.store.journal import Journal
 from anchormem.wire.scopes import covers, no_memory
 
@@ -36,6 +40,7 @@ class SnapshotCache:
         self._floor: dict[Scope, int] = {}  # the store's version when the scope was last forgotten
         self._growing: dict[Scope, threading.Lock] = {}  # one evolve of a scope at a time (shared row numbers)
         self.loads = 0  # scopes loaded whole so far: a search that saw this move builds the indexes anew
+        self.files = SnapshotFiles(parts)
 
     def get(self, scope: Scope) -> ScopeSnapshot:
         """The scope's memory as retrieval sees it (``NotFoundError`` for a scope with no memory)."""
@@ -88,9 +93,20 @@ class SnapshotCache:
                     self._keep(scope, version, grown)
                 return grown
         with paused_gc():  # millions of long-lived objects: see anchormem._util.gcpause
-            snap = self._load(scope)
+            snap = self.files.load(scope, version)
+            whole = snap is None
+            snap = self._load(scope) if snap is None else self._attach(scope, snap)
         self.loads += 1
+        if whole:
+            self.files.keep_later(scope, version, snap)
         self._keep(scope, version, snap)
+        return snap
+
+    def _attach(self, scope: Scope, snap: ScopeSnapshot) -> ScopeSnapshot:
+        """A snapshot read from its file, given what a file cannot hold: the embedder and the store's turns."""
+        store = self._parts.store
+        snap.embed_texts = self._parts.embedder.embed
+        snap.load_turns = lambda: [(scope, turn) for turn in store.turns(scope)]
         return snap
 
     def _load(self, scope: Scope) -> ScopeSnapshot:
@@ -128,6 +144,7 @@ class SnapshotCache:
         """Drop what this process holds in memory about the scope: its snapshot, and the query-embedding
         cache (a past query may have quoted words that are now forgotten)."""
         floor = self._parts.store.version(scope)
+        self.files.forget(scope)
         with self._lock:
             self._snapshots.pop(scope, None)
             self._floor[scope] = max(self._floor.get(scope, 0), floor)
@@ -136,3 +153,9 @@ class SnapshotCache:
         clear = getattr(self._parts.loaded_embedder, "clear", None)
         if callable(clear):
             clear()
+
+    def close(self) -> None:
+        """Finish the snapshot files being written and write those of big scopes held at a newer version."""
+        with self._lock:
+            held = [(scope, version, snap) for scope, (version, snap) in self._snapshots.items()]
+        self.files.close(held)

@@ -24,6 +24,13 @@ class _Numbers:
         self.of: dict[str, int] = {}
         self.lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, int]:  # a snapshot file (``query.snapshot_file``) keeps the numbers
+        return self.of
+
+    def __setstate__(self, state: dict[str, int]) -> None:
+        self.of = state
+        self.lock = threading.Lock()
+
 
 class RowIndex(Mapping[str, int]):
     """A read-only mapping of a snapshot's record ids to their rows (see the module docstring)."""

@@ -1,0 +1,134 @@
+"""When a process reads and writes scope snapshot files (:mod:`anchormem.query.snapshot_file`).
+
+- Only for a SQLite store in a file, and only for scopes of at least ``RetrievalSettings.snapshot_files`` facts
+  (None: never): below, a load from the store takes well under a second.
+- Read when the cache would load a scope whole from the store, if the file's stamp matches the store.
+- Written after such a whole load (in a background thread, which the process waits for at exit, so a first search
+  pays the load once and the next process does not), and by :meth:`SnapshotFiles.close` for every big scope this
+  process holds at a newer version than its file (the adds of an agent loop, for the next process).
+- Removed by :meth:`SnapshotFiles.forget`, for every scope the process deletes from, updates or imports into.
+
+While a file is read, the embedder loads in another thread: the first search needs both.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+from anchormem.model import Scope
+from anchormem.parts import Parts
+from anchormem.query import snapshot_file
+from anchormem.query.snapshot import ScopeSnapshot
+
+log = logging.getLogger(__name__)
+
+
+class SnapshotFiles:
+    """The snapshot files of one memory's store (a no-op where the store or the settings keep none)."""
+
+    def __init__(self, parts: Parts) -> None:
+        self._parts = parts
+        self._lock = threading.Lock()
+        self._written: dict[Scope, int] = {}  # the version of each scope's file this process wrote or read
+        self._writers: list[threading.Thread] = []
+        self.read = 0  # snapshots read from files so far
+
+    def _where(self) -> Path | None:
+        if self._parts.settings.retrieval.snapshot_files is None:
+            return None
+        return self._parts.store_file
+
+    def _big(self, snap: ScopeSnapshot) -> bool:
+        least = self._parts.settings.retrieval.snapshot_files
+        return least is not None and len(snap.facts) >= least
+
+    def _stamp(self, scope: Scope, version: int, create: bool) -> dict[str, object] | None:
+        token = snapshot_file.token(self._parts.store, create)
+        if token is None:
+            return None
+        return snapshot_file.stamp(scope, version, token, self._parts.settings.chunking.chat_chars)
+
+    def load(self, scope: Scope, version: int) -> ScopeSnapshot | None:
+        """The scope's snapshot at ``version`` from its file, or None (no file, a stale one, or none kept)."""
+        where = self._where()
+        if where is None:
+            return None
+        target = snapshot_file.path_of(where, scope)
+        if not target.exists():
+            return None
+        file_stamp = self._stamp(scope, version, create=False)
+        if file_stamp is None:
+            return None
+        self._warm_embedder()
+        snap = snapshot_file.load(target, file_stamp)
+        if snap is not None:
+            with self._lock:
+                self._written[scope] = version
+                self.read += 1
+        return snap
+
+    def _warm_embedder(self) -> None:
+        load = getattr(self._parts.embedder, "load", None)
+        if callable(load):
+            threading.Thread(target=_quietly, args=(load,), name="anchormem-embedder-load", daemon=True).start()
+
+    def keep_later(self, scope: Scope, version: int, snap: ScopeSnapshot) -> None:
+        """Write the file of a snapshot just loaded whole, in a background thread (if the scope is big)."""
+        if self._where() is None or not self._big(snap):
+            return
+        writer = threading.Thread(target=self._save, args=(scope, version, snap), name="anchormem-snapshot-file")
+        with self._lock:
+            self._writers = [w for w in self._writers if w.is_alive()] + [writer]
+        writer.start()
+
+    def _save(self, scope: Scope, version: int, snap: ScopeSnapshot) -> None:
+        where = self._where()
+        if where is None:
+            return
+        with self._lock:
+            if self._written.get(scope, 0) >= version:
+                return
+        try:
+            file_stamp = self._stamp(scope, version, create=True)
+            if file_stamp is None:
+                return
+            target = snapshot_file.path_of(where, scope)
+            snapshot_file.save(snap, target, file_stamp)
+            if self._parts.store.version(scope) != version:  # a write (a delete?) came meanwhile: not this file
+                snapshot_file.remove(where, scope)
+                return
+            with self._lock:
+                self._written[scope] = max(self._written.get(scope, 0), version)
+        except Exception as exc:  # a full disk or a read-only folder: searches go on, loading from the store
+            log.warning("could not write the snapshot file of %s: %s", scope, exc)
+
+    def forget(self, scope: Scope) -> None:
+        """Remove the scope's file (the store no longer holds some of its words)."""
+        where = self._parts.store_file  # a file an earlier configuration wrote goes too
+        if where is None:
+            return
+        with self._lock:
+            self._written.pop(scope, None)
+        snapshot_file.remove(where, scope)
+
+    def close(self, held: Iterable[tuple[Scope, int, ScopeSnapshot]]) -> None:
+        """Wait for the files being written, then write those of the big scopes held at a newer version."""
+        with self._lock:
+            writers, self._writers = self._writers, []
+        for writer in writers:
+            writer.join()
+        if self._where() is None:
+            return
+        for scope, version, snap in held:
+            if self._big(snap) and self._written.get(scope, 0) < version:
+                self._save(scope, version, snap)
+
+
+def _quietly(load: object) -> None:
+    try:
+        load()  # type: ignore[operator]
+    except Exception as exc:  # the search that needs the embedder raises it
+        log.debug("embedder load in the background failed: %s", exc)
