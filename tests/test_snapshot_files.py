@@ -150,6 +150,12 @@ def test_a_broken_or_foreign_file_is_not_used_and_goes(tmp_path: Path) -> None:
     _file(store).write_bytes(b"not a snapshot")
     with _memory(store) as memory:
         assert _view(memory) == expected and memory._snapshots.files.read == 0
+    assert _file(store).exists()  # the whole load wrote a good one; other code would not read it:
+    snapshot_file.code_stamp.cache_clear()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(snapshot_file, "code_stamp", lambda: "other code")
+        with _memory(store) as memory:
+            assert _view(memory) == expected and memory._snapshots.files.read == 0
 
 
 def test_a_file_naming_other_code_runs_nothing(tmp_path: Path) -> None:

@@ -18,7 +18,9 @@ is written with mode 0600 in a folder of mode 0700, like the store.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib
 import io
 import json
 import logging
@@ -213,10 +215,23 @@ def token(store: Any, create: bool) -> str | None:
     return str(got) if got is not None else None
 
 
-def stamp(scope: Scope, version: int, store_token: str, window_chars: int) -> dict[str, Any]:
+@functools.cache
+def code_stamp() -> str:
+    """A hash of the modules whose objects a file holds: a file of other code (a development build with the
+    same package version) is stale."""
+    digest = hashlib.sha256()
+    for module in sorted({*_CLASSES, "anchormem.query.snapshot", "anchormem.query.snapshot_file"} - {"builtins"}):
+        if module.startswith("anchormem."):
+            digest.update(Path(importlib.import_module(module).__file__ or "").read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def stamp(scope: Scope, version: int, store_token: str, window_chars: int, migrations: int) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "anchormem": __version__,
+        "code": code_stamp(),
+        "migrations": int(migrations),
         "store": store_token,
         "scope": list(scope.key()),
         "version": int(version),

@@ -46,10 +46,12 @@ class SnapshotFiles:
         return least is not None and len(snap.facts) >= least
 
     def _stamp(self, scope: Scope, version: int, create: bool) -> dict[str, object] | None:
-        token = snapshot_file.token(self._parts.store, create)
+        store = self._parts.store
+        token = snapshot_file.token(store, create)
         if token is None:
             return None
-        return snapshot_file.stamp(scope, version, token, self._parts.settings.chunking.chat_chars)
+        migrations = len(getattr(getattr(store, "dialect", None), "migrations", ()))
+        return snapshot_file.stamp(scope, version, token, self._parts.settings.chunking.chat_chars, migrations)
 
     def load(self, scope: Scope, version: int) -> ScopeSnapshot | None:
         """The scope's snapshot at ``version`` from its file, or None (no file, a stale one, or none kept)."""
