@@ -3,7 +3,7 @@
 ``stats``/``get`` on the big memory. SQLite and PostgreSQL, offline default (no LLM, MiniLM).
 
     PYTHONPATH=src .venv/bin/python bench/agent_loop.py [--sizes 1000,10000,50000] [--rounds 50]
-        [--stores sqlite,postgres] [--cache-dir /tmp/agent_loop_cache] [--part loop,cold,calls|all]
+        [--stores sqlite,postgres] [--cache-dir /tmp/agent_loop_cache] [--part loop,cold,other,calls|all]
         [--quick] [--rebuild] [--pg-url URL]
 
 The memory: the LoCoMo conversations of /work/shared/data/locomo10.json (not shipped) but conv-50, session by
@@ -29,6 +29,9 @@ Parts (``--part``, default all):
   first process finds a store just copied (on SQLite without a snapshot file: it loads the scope from the store
   and writes the file before it exits); the median of the next ``--cold-runs`` is reported apart (on SQLite they
   read the file). The OS page cache holds the store (it was just copied) and the file.
+- other: two memories on one store, as two processes have them (each its own connection, journal and cache):
+  ``--rounds`` rounds of "the other adds one message, this one searches" at the largest size, then a warm search;
+  medians. Before the store's log of added rows the search after another's add loaded the scope whole.
 - calls: the store wrapped in a proxy that counts method calls by name (``Memory(settings, store=proxy)``):
   the calls of one add of one message to a 200-turn memory, of the search right after it, and of a warm search.
 
@@ -489,6 +492,35 @@ def run_loop(store_name: str, location: str, n: int, work: Workload, rounds: int
     return out
 
 
+def run_other(store_name: str, location: str, n: int, work: Workload, rounds: int) -> dict[str, list[float]]:
+    """This memory searches right after another memory on the same store added one message."""
+    tail = tail_of(work.convs, n)
+    speaker = tail.speakers[0]
+    texts = iter(work.messages)
+    out: dict[str, list[float]] = {"first search": [], "other's add": [], "search after": [], "warm search": []}
+    with Memory(settings_for(location)) as mem, Memory(settings_for(location)) as other:
+        out["first search"].append(timed(lambda: mem.search(work.question(), user_id=USER))[0])
+        for i in range(rounds):
+            when = tail.date + timedelta(minutes=i + 1)
+            message = {"speaker": speaker, "text": next(texts), "session": tail.session, "timestamp": when.isoformat()}
+            out["other's add"].append(timed(lambda m=message: other.add([m], user_id=USER))[0])  # type: ignore[misc]
+            question = work.question()
+            out["search after"].append(timed(lambda q=question: mem.search(q, user_id=USER))[0])  # type: ignore[misc]
+            question = work.question()
+            out["warm search"].append(timed(lambda q=question: mem.search(q, user_id=USER))[0])  # type: ignore[misc]
+            log(f"  other {store_name} {n:,}: round {i + 1}/{rounds}  search after {out['search after'][-1]:.3f} s")
+    return out
+
+
+def print_other(rows: dict[str, tuple[int, dict[str, list[float]]]]) -> None:
+    print("\n## Another process adds, this one searches (ms, median / p90)\n")
+    keys = list(next(iter(rows.values()))[1])
+    print("| store | memory | " + " | ".join(keys) + " |")
+    print("|---|---|" + "---|" * len(keys))
+    for store, (n, got) in rows.items():
+        print(f"| {store} | {n:,} turns | " + " | ".join(fmt(got[k]) for k in keys) + " |")
+
+
 def ids_to_get(result: Any, mem: Memory) -> dict[str, str]:
     """A turn, context, fact and event id from a search result."""
     out: dict[str, str] = {}
@@ -652,7 +684,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=50, help="rounds of add one message + search per size")
     ap.add_argument("--stores", default="sqlite,postgres", help="sqlite, postgres or both")
     ap.add_argument("--cache-dir", default="/tmp/agent_loop_cache", type=Path)
-    ap.add_argument("--part", default="all", help="loop, cold, calls or all; several comma-separated")
+    ap.add_argument("--part", default="all", help="loop, cold, other, calls or all; several comma-separated")
     ap.add_argument("--quick", action="store_true", help="a smoke run: tiny sizes, few rounds")
     ap.add_argument("--rebuild", action="store_true", help="build the cached stores again")
     ap.add_argument("--build-batch", type=int, default=5000, help="turns per add when building (whole sessions)")
@@ -678,10 +710,10 @@ def main() -> None:
     sys.stdout.flush()
     work = workload()
     parts = [p.strip() for p in args.part.split(",") if p.strip()]
-    parts = ["loop", "cold", "calls"] if "all" in parts else parts
-    if not parts or set(parts) - {"loop", "cold", "calls"}:
-        ap.error(f"--part takes loop, cold, calls or all, not {args.part!r}")
-    need_built = [p for p in parts if p in ("loop", "cold")]
+    parts = ["loop", "cold", "other", "calls"] if "all" in parts else parts
+    if not parts or set(parts) - {"loop", "cold", "calls", "other"}:
+        ap.error(f"--part takes loop, cold, other, calls or all, not {args.part!r}")
+    need_built = [p for p in parts if p in ("loop", "cold", "other")]
     if need_built:
         built = build_sqlite(work, cache_dir, sizes, args.build_batch, args.rebuild)
         if built:
@@ -727,6 +759,13 @@ def main() -> None:
                     log(f"cold start: {store}, {n:,} turns")
                     cold[store] = (n, cold_start(store, copy_of(store, n), work, cold_runs))
                 print_cold(cold)
+            if "other" in parts:
+                n = max(sizes)
+                other = {}
+                for store in stores:
+                    log(f"other process: {store}, {n:,} turns")
+                    other[store] = (n, run_other(store, copy_of(store, n), n, work, rounds))
+                print_other(other)
             if "calls" in parts:
                 for store in stores:
                     if store == "sqlite":

@@ -106,15 +106,30 @@ def test_adds_after_reading_the_file_search_as_a_fresh_load(tmp_path: Path) -> N
         assert _view(memory) == got and memory._snapshots.files.read == 1
 
 
-def test_another_process_write_makes_the_file_stale(tmp_path: Path) -> None:
+def test_a_file_behind_another_process_adds_is_brought_up_to_date(tmp_path: Path) -> None:
     store = tmp_path / "m.db"
     _grown(store)
     with _memory(store, files="none") as other:
-        other.add(_sessions()[5], user_id=USER)
+        other.add(_sessions()[5], user_id=USER)  # the file is now one version (or a few) behind
     with _memory(store) as memory:
         got = _view(memory)
-        assert memory._snapshots.files.read == 0  # stale: loaded from the store
+        assert memory._snapshots.files.read == 1  # the file, and the store's log of what was added since
     assert got == _fresh(store)
+
+
+def test_a_file_behind_a_removal_is_not_used(tmp_path: Path) -> None:
+    store = tmp_path / "m.db"
+    _grown(store)
+    kept = _file(store).read_bytes()
+    with _memory(store, files="none") as other:
+        other.delete(user_id=USER, session="2")  # removes the file; put it back, as if that process had died
+    _file(store).write_bytes(kept)
+    with _memory(store) as memory:
+        got = _view(memory)
+        assert memory._snapshots.files.read == 0
+        assert all("Biscuit" not in h.context.text for h in memory.search("Biscuit", user_id=USER).contexts)
+    assert got == _fresh(store)
+    assert b"Biscuit" not in _file(store).read_bytes()  # the whole load wrote the file anew
 
 
 def test_forgetting_removes_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,14 +1,16 @@
-"""Retrieval snapshots kept per scope until the scope's stored version changes, and the merged
-snapshots of the scopes a search covers (a user and its agents and runs), kept until one of those
-scopes' versions changes or the set of scopes does.
+"""Retrieval snapshots kept per scope until the scope's stored version changes, and the merged snapshots of the
+scopes a search covers (a user and its agents and runs), kept until one of those scopes' versions changes or the
+set of scopes does.
 
-When the version moved only by this process's writes (the store's journal,
-:mod:`anchormem.store.journal`, holds every change since the cached version), the cached snapshot is grown
-by those changes (:mod:`anchormem.query.evolve`); otherwise (another process wrote, the journal let the
-changes go, or the store keeps none) the scope is loaded again. A forgotten scope (:meth:`SnapshotCache.forget`)
-is always loaded again, so nothing of the forgotten words stays in this process (the lexical vocabulary
-included). At most ``RetrievalSettings.cached_scopes`` scopes are kept: the one used least recently is dropped
-first (with the merged snapshots that hold it), and loaded again when it is next searched.
+When the version moved only by this process's writes (the store's journal, :mod:`anchormem.store.journal`, holds
+every change since the cached version), or by other processes' writes that forgot nothing (the store's log,
+:mod:`anchormem.store.sql.changelog`, names the rows they added and removed; the added ones are read by id), the
+cached snapshot is grown by those changes (:mod:`anchormem.query.evolve`); otherwise (another process deleted or
+updated messages, the log let the versions go, or the store keeps none) the scope is loaded again. A forgotten
+scope (:meth:`SnapshotCache.forget`) is always loaded again, so nothing of the forgotten words stays in this
+process (the lexical vocabulary included). At most ``RetrievalSettings.cached_scopes`` scopes are kept: the one
+used least recently is dropped first (with the merged snapshots that hold it), and loaded again when it is next
+searched.
 
 A scope loaded whole comes from its snapshot file when the store keeps one that matches
 (:mod:`anchormem.query.snapshot_files`): a new process need not rebuild a big memory's indexes."""
@@ -81,7 +83,10 @@ class SnapshotCache:
         if cached and self._floor.get(scope, 0) <= cached[0] < version:
             journal: Journal | None = getattr(store, "journal", None)
             changes = journal.since(scope, cached[0], version) if journal is not None else None
-            if changes is not None:  # every write since was this process's: apply them
+            logged = getattr(store, "changes_since", None)
+            if changes is None and logged is not None:  # another process wrote: what did it add?
+                changes = logged(scope, cached[0], version)
+            if changes is not None:  # every write since only added rows, or was this process's: apply them
                 with self._lock:
                     growing = self._growing.setdefault(scope, threading.Lock())
                 with growing:

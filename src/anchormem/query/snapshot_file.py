@@ -296,13 +296,20 @@ def _write(out: Any, data: bytes) -> list[int]:
 # -- reading ------------------------------------------------------------------------------------------------
 
 
-def load(target: Path, file_stamp: dict[str, Any]) -> ScopeSnapshot | None:
-    """The snapshot in ``target`` if its stamp is ``file_stamp``; None when there is no such file. A file of
-    another stamp (stale), or one that cannot be read, is removed."""
+def load(target: Path, file_stamp: dict[str, Any]) -> tuple[int, ScopeSnapshot] | None:
+    """The snapshot in ``target`` and its version, if its stamp is ``file_stamp`` but for a version no newer
+    (the caller may bring an older one up to date, or :func:`discard` it); None when there is no such file. A
+    file of another stamp, or one that cannot be read, is removed."""
     try:
         with open(target, "rb") as f:
             header = _header(f)
-            if header is None or header.get("stamp") != file_stamp:
+            if header is None:
+                raise _Stale
+            found = header.get("stamp")
+            if not isinstance(found, dict) or {**found, "version": file_stamp["version"]} != file_stamp:
+                raise _Stale
+            version = found["version"]
+            if not isinstance(version, int) or version > file_stamp["version"]:
                 raise _Stale
             segments = header["segments"]
             external: dict[str, Any] = {}
@@ -320,10 +327,10 @@ def load(target: Path, file_stamp: dict[str, Any]) -> ScopeSnapshot | None:
     except FileNotFoundError:
         return None
     except _Stale:
-        _discard(target, "stale")
+        discard(target, "stale")
         return None
     except Exception as exc:  # a torn, foreign or older file: never an error for the search, just not used
-        _discard(target, f"unreadable ({type(exc).__name__}: {exc})")
+        discard(target, f"unreadable ({type(exc).__name__}: {exc})")
         return None
     snap = ScopeSnapshot.__new__(ScopeSnapshot)
     snap.__dict__.update(state)
@@ -332,7 +339,7 @@ def load(target: Path, file_stamp: dict[str, Any]) -> ScopeSnapshot | None:
     snap.fact_vectors = external["fact_vectors"]
     snap.event_vectors = external["event_vectors"]
     snap.restricted = {}
-    return snap
+    return version, snap
 
 
 class _Stale(Exception):
@@ -365,7 +372,7 @@ def _read(f: Any, at: int, n: int) -> bytes:
     return bytes(data)
 
 
-def _discard(target: Path, why: str) -> None:
+def discard(target: Path, why: str) -> None:
     log.info("snapshot file %s is %s: removed", target, why)
     with suppress(FileNotFoundError):
         target.unlink()

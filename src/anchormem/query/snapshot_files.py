@@ -2,7 +2,9 @@
 
 - Only for a SQLite store in a file, and only for scopes of at least ``RetrievalSettings.snapshot_files`` facts
   (None: never): below, a load from the store takes well under a second.
-- Read when the cache would load a scope whole from the store, if the file's stamp matches the store.
+- Read when the cache would load a scope whole from the store, if the file's stamp matches the store; a file of an
+  older version is brought up to date by the store's log of what each version since added, when they only added
+  (``anchormem.store.sql.changelog``; a process stopped without closing leaves such a file behind).
 - Written after such a whole load (in a background thread, which the process waits for at exit, so a first search
   pays the load once and the next process does not), and by :meth:`SnapshotFiles.close` for every big scope this
   process holds at a newer version than its file (the adds of an agent loop, for the next process).
@@ -21,6 +23,7 @@ from pathlib import Path
 from anchormem.model import Scope
 from anchormem.parts import Parts
 from anchormem.query import snapshot_file
+from anchormem.query.evolve import evolve
 from anchormem.query.snapshot import ScopeSnapshot
 
 log = logging.getLogger(__name__)
@@ -54,7 +57,9 @@ class SnapshotFiles:
         return snapshot_file.stamp(scope, version, token, self._parts.settings.chunking.chat_chars, migrations)
 
     def load(self, scope: Scope, version: int) -> ScopeSnapshot | None:
-        """The scope's snapshot at ``version`` from its file, or None (no file, a stale one, or none kept)."""
+        """The scope's snapshot at ``version`` from its file, or None (no file, a stale one, or none kept). A file
+        of an older version is brought up to date by the store's log of what the versions since added
+        (:meth:`~anchormem.store.sql.core.SQLStore.changes_since`), if they only added rows."""
         where = self._where()
         if where is None:
             return None
@@ -65,11 +70,20 @@ class SnapshotFiles:
         if file_stamp is None:
             return None
         self._warm_embedder()
-        snap = snapshot_file.load(target, file_stamp)
-        if snap is not None:
-            with self._lock:
-                self._written[scope] = version
-                self.read += 1
+        found = snapshot_file.load(target, file_stamp)
+        if found is None:
+            return None
+        at, snap = found
+        if at < version:
+            logged = getattr(self._parts.store, "changes_since", None)
+            changes = logged(scope, at, version) if logged is not None else None
+            if changes is None:  # something was removed since (or the log let it go): the file is of no use
+                snapshot_file.discard(target, f"of version {at}, and the store's changes since are not all adds")
+                return None
+            snap = evolve(snap, changes)
+        with self._lock:
+            self._written[scope] = at
+            self.read += 1
         return snap
 
     def _warm_embedder(self) -> None:

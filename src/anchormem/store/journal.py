@@ -31,7 +31,9 @@ def _empty() -> Matrix:
 @dataclass(frozen=True, eq=False)
 class Change:
     """The rows one write added to or removed from a scope (records in insertion order, vectors row by row).
-    ``unknown``: the write did something this record cannot say; the scope must be loaded again."""
+    ``unknown``: the write did something this record cannot say; the scope must be loaded again. ``forgets``:
+    the write removed or rewrote messages (a delete or an update); another process that holds the scope loads it
+    again rather than apply it (``store.sql.changelog``)."""
 
     contexts: tuple[Context, ...] = ()
     facts: tuple[Fact, ...] = ()
@@ -42,6 +44,7 @@ class Change:
     removed_facts: tuple[str, ...] = ()
     removed_events: tuple[str, ...] = ()
     unknown: bool = False
+    forgets: bool = False
 
     @property
     def rows(self) -> int:

@@ -25,7 +25,7 @@ from anchormem.errors import StoreError
 from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
 from anchormem.store.journal import Change
 from anchormem.store.protocol import Counts, Extraction, ExtractionState, Matrix, SavedRequest
-from anchormem.store.sql import codec, integrity, reads
+from anchormem.store.sql import changelog, codec, integrity, reads
 from anchormem.store.sql import lifecycle as life
 from anchormem.store.sql import requests as saved
 from anchormem.store.sql.base import SQLBase
@@ -54,7 +54,9 @@ class SQLStore(SQLBase):
             f"ON CONFLICT ({_SCOPE_COLS}) DO UPDATE SET version = scopes.version + 1 RETURNING version",
             _sk(scope),
         ).fetchone()
-        self._changed(scope, int(row[0]), change or Change())
+        change = change or Change()
+        changelog.record(cur, _sk(scope), int(row[0]), change)
+        self._changed(scope, int(row[0]), change)
 
     @decoder
     def _matrix(self, values: list[Any]) -> Matrix:
@@ -101,6 +103,48 @@ class SQLStore(SQLBase):
     def version(self, scope: Scope) -> int:
         rows = self._q(f"SELECT version FROM scopes WHERE {_SCOPE}", _sk(scope))
         return int(rows[0][0]) if rows else 0
+
+    def changes_since(self, scope: Scope, version: int, until: int) -> list[Change] | None:
+        """What versions ``version + 1`` to ``until`` of ``scope`` added and removed, as changes to apply to a
+        snapshot of ``version``, read from the store's log (:mod:`anchormem.store.sql.changelog`); None unless
+        each of them is logged and none forgot messages. Rows added and removed again within the versions are
+        left out."""
+        logged = changelog.read(self._q, _sk(scope), version, until)
+        if logged is None:
+            return None
+        kinds = ("contexts", "facts", "events")
+        want = [{i for a in logged for i in getattr(a, kind)} for kind in kinds]
+        contexts = {c.id: c for c in self.contexts(scope, ids=sorted(want[0]))} if want[0] else {}
+        facts = self._by_id("id, context_id, text, source, vector", "facts", scope, want[1])
+        events = self._by_id(f"{codec.EVENT_COLUMNS}, vector", "events", scope, want[2])
+        removed = [{i for a in logged for i in getattr(a, f"removed_{kind}")} for kind in kinds]
+        found: list[set[str]] = [set(contexts), set(facts), set(events)]
+        for wanted, held, gone in zip(want, found, removed, strict=True):
+            if not (wanted - held) <= gone:
+                return None  # removed by a write after ``until``: the next search catches up with that
+        out = []
+        for a in logged:
+            fact_rows = [facts[i] for i in a.facts if i in facts]
+            event_rows = [events[i] for i in a.events if i in events]
+            out.append(
+                Change(
+                    contexts=tuple(contexts[i] for i in a.contexts if i in contexts),
+                    facts=tuple(Fact(*r[:4]) for r in fact_rows),
+                    fact_vectors=self._matrix([r[4] for r in fact_rows]),
+                    events=tuple(codec.events(event_rows)),
+                    event_vectors=self._matrix([r[4] for r in event_rows]),
+                    removed_contexts=a.removed_contexts,
+                    removed_facts=a.removed_facts,
+                    removed_events=a.removed_events,
+                )
+            )
+        return out
+
+    def _by_id(self, columns: str, table: str, scope: Scope, ids: set[str]) -> dict[str, tuple[Any, ...]]:
+        if not ids:
+            return {}
+        cond, params = reads.where(self.dialect, _sk(scope), ids=sorted(ids))
+        return {r[0]: r for r in self._in_order(columns, f"FROM {table} WHERE {cond}", params, binary=True)}
 
     def scopes(self) -> list[Scope]:
         rows = self._q(f"SELECT {_SCOPE_COLS} FROM scopes ORDER BY 1, 2, 3")
@@ -302,6 +346,7 @@ class SQLStore(SQLBase):
                 removed_contexts=(*context_ids, *more[0]),
                 removed_facts=(*fact_ids, *more[1]),
                 removed_events=(*event_ids, *more[2]),
+                forgets=bool(turn_ids),
             )
             self._bump(cur, scope, gone)
         return counts
@@ -316,7 +361,9 @@ class SQLStore(SQLBase):
                 return {"turns": 0, "contexts": 0, "facts": 0, "events": 0}
             contexts, facts, events = integrity.derived(cur, key, [turn_id], (), ())
             counts = life.delete_records(cur, key, (), contexts, facts, events)
-            gone = Change(removed_contexts=tuple(contexts), removed_facts=tuple(facts), removed_events=tuple(events))
+            gone = Change(
+                removed_contexts=tuple(contexts), removed_facts=tuple(facts), removed_events=tuple(events), forgets=True
+            )
             self._bump(cur, scope, gone)
         return {**counts, "turns": 1}
 

@@ -15,7 +15,7 @@ from anchormem.model import HistoryEntry, Scope
 from anchormem.store.sql.dialect import Cursor, decoder
 from anchormem.store.sql.keys import SCOPE, ScopeKey, sk
 
-TABLES = ("turns", "contexts", "facts", "events", "event_facts", "usage")
+TABLES = ("turns", "contexts", "facts", "events", "event_facts", "usage", "changes")
 
 
 def each_id(cur: Cursor, sql: str, params: Sequence[object], ids: Sequence[str]) -> int:

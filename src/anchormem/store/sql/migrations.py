@@ -60,6 +60,12 @@ CREATE INDEX event_facts_fact_event ON event_facts ({_SCOPE_KEY}, fact_id, event
 DROP INDEX event_facts_fact;
 """
 
+# what each version of a scope added, by id, for other processes' snapshots (anchormem.store.sql.changelog)
+_CHANGES = f"""
+CREATE TABLE changes ({_SCOPE_COLS}, version BIGINT NOT NULL, entry TEXT NOT NULL,
+    PRIMARY KEY ({_SCOPE_KEY}, version));
+"""
+
 SQLITE_MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_initial",
@@ -106,6 +112,7 @@ CREATE INDEX history_scope ON history ({_SCOPE_KEY}, seq);
         _NARROW_INDEXES.format(key=_SCOPE_KEY, seq="") + f"CREATE INDEX turns_scope ON turns ({_SCOPE_KEY});",
     ),
     ("0010_event_facts_by_fact", _EVENTS_BY_FACT),
+    ("0011_changes", _CHANGES),
 ]
 
 PG_MIGRATIONS: list[tuple[str, str]] = [
@@ -171,6 +178,7 @@ $$;
     ("0008_ungrounded", _UNGROUNDED),
     ("0009_narrow_reads", _NARROW_INDEXES.format(key=_SCOPE_KEY, seq=", seq")),
     ("0010_event_facts_by_fact", _EVENTS_BY_FACT),
+    ("0011_changes", _CHANGES),
 ]
 
 
