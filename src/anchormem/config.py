@@ -98,7 +98,10 @@ class RetrievalSettings:
     more for a question about the present, none for one about the past) and ``before-change`` (English:
     "…before X?" favours what was said before X came up); leave one out to switch it off, ``()`` for the
     plain ranking. ``rerank_bound`` is the most a stage may move a score (see ``docs/search.md``).
-    ``cached_scopes`` bounds the scopes whose snapshots a process keeps (at least 1)."""
+    ``cached_scopes`` bounds the scopes whose snapshots a process keeps (at least 1). ``ann_index``: a PostgreSQL
+    scope that has an HNSW index (``anchormem maintenance ann-index``, scopes of 200,000+ facts) is searched through
+    it, its fact matrix never loaded (False: every scope on the in-process matrix); ``ann_candidates`` is how many
+    nearest facts such a search reads (``anchormem.query.ann``)."""
 
     k_facts: int = 10
     k_events: int = 10
@@ -108,6 +111,8 @@ class RetrievalSettings:
     rerankers: tuple[str, ...] = ("own-words", "recency", "tense", "before-change")  # in order (``query.rerank``)
     rerank_bound: float = 0.1  # the most one stage may add to or take from a context's score
     cached_scopes: int = 64  # scope snapshots one process keeps in memory; the least recently used goes first
+    ann_index: bool = True  # search a scope through its HNSW index when it has one (False: the matrix, always)
+    ann_candidates: int = 1000  # nearest facts a search through the index reads (at least the recipe's depths)
 
 
 @dataclass(frozen=True)
