@@ -35,6 +35,7 @@ from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.store_rows import StackedRows, StoreRows, VectorSource
 
 MIN_CANDIDATES = 1000  # the default of ``RetrievalSettings.ann_candidates`` (pgvector's largest ef_search)
+RESCORE = 4000  # facts of the candidates' contexts scored exactly beside the candidates (one query)
 NEAR_K = 32  # nearest facts read per new fact when linking (its neighbours above tau among them)
 
 
@@ -115,7 +116,46 @@ def _candidates(
     scores = np.asarray([s for _, s in hits], dtype=np.float32)
     floor = np.nextafter(np.float32(scores.min()), np.float32(-np.inf))
     keep = (rows >= start) & (rows < stop)  # a fact stored since the snapshot was made is not one of its rows
-    return rows[keep], scores[keep], floor
+    rows, scores = rows[keep], scores[keep]
+    more, more_scores = _context_mates(snapshot, part, q, rows, start)
+    return np.concatenate([rows, more]), np.concatenate([scores, more_scores]), floor
+
+
+def _context_mates(
+    snapshot: ScopeSnapshot, part: StoreRows, q: npt.NDArray[np.float32], rows: npt.NDArray[np.int64], start: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    """The other facts of the candidates' contexts, best context first, up to :data:`RESCORE` of them, scored
+    exactly: a context's soft maximum reads all of its facts, and a floor in the place of a fact close to its best
+    would lift it."""
+    taken = set(rows.tolist())
+    extra: list[int] = []
+    seen: set[int] = set()
+    fact_context = snapshot.fact_context
+    for row in rows.tolist():
+        context = int(fact_context[row])
+        if context < 0 or context in seen:
+            continue
+        seen.add(context)
+        extra.extend(f for f in snapshot.context_facts[context] if f not in taken and f >= start)
+        if len(extra) >= RESCORE:
+            break
+    if not extra:
+        return np.zeros(0, np.int64), np.zeros(0, np.float32)
+    local = [f - start for f in extra]
+    ids = part.ids(local)
+    remote = [i for i in ids if i is not None]
+    found = part.source.fact_scores(part.scope, q, remote) if remote else {}
+    held = [j for j, i in enumerate(ids) if i is None]  # rows this process added: their vectors are here
+    held_scores = part[np.asarray([local[j] for j in held], dtype=np.int64)] @ q if held else np.zeros(0)
+    scores = np.empty(len(extra), dtype=np.float32)
+    known = np.ones(len(extra), dtype=bool)
+    for j, i in enumerate(ids):
+        if i is not None:
+            value = found.get(i)
+            known[j] = value is not None  # deleted since the snapshot was made: keeps the floor
+            scores[j] = value if value is not None else 0.0
+    scores[held] = held_scores
+    return np.asarray(extra, dtype=np.int64)[known], scores[known]
 
 
 def near(snapshot: ScopeSnapshot) -> Near | None:
