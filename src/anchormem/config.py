@@ -100,7 +100,10 @@ class RetrievalSettings:
     plain ranking. ``rerank_bound`` is the most a stage may move a score (see ``docs/search.md``).
     ``cached_scopes`` bounds the scopes whose snapshots a process keeps (at least 1). A scope of at least
     ``snapshot_files`` facts keeps its snapshot in a file next to a SQLite store, so a new process's first
-    search need not rebuild it (``anchormem.query.snapshot_files``; None: no files)."""
+    search need not rebuild it (``anchormem.query.snapshot_files``; None: no files). ``ann_index``: a PostgreSQL
+    scope that has an HNSW index (``anchormem maintenance ann-index``, scopes of 200,000+ facts) is searched
+    through it, its fact matrix never loaded (False: every scope on the in-process matrix); ``ann_candidates`` is
+    how many nearest facts such a search reads (``anchormem.query.ann``)."""
 
     k_facts: int = 10
     k_events: int = 10
@@ -111,6 +114,8 @@ class RetrievalSettings:
     rerank_bound: float = 0.1  # the most one stage may add to or take from a context's score
     cached_scopes: int = 64  # scope snapshots one process keeps in memory; the least recently used goes first
     snapshot_files: int | None = 10_000  # scopes of this many facts keep their snapshot in a file (SQLite); None: never
+    ann_index: bool = True  # search a scope through its HNSW index when it has one (False: the matrix, always)
+    ann_candidates: int = 1000  # nearest facts a search through the index reads (at least the recipe's depths)
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from anchormem.model import (
     UpdateReport,
 )
 from anchormem.parts import GivenParts, Parts
+from anchormem.query import ann
 from anchormem.query.answer import read
 from anchormem.query.cache import SnapshotCache
 from anchormem.query.citations import cite
@@ -95,8 +96,10 @@ class Memory(Closeable):
         """The scope's facts, vectors, rows and neighbour index for linking: the snapshot this process holds,
         grown by the add."""
         snap = self._snapshots.get(scope)
-        index = snap.fact_neighbours
-        near = partial(index.above, snap.fact_vectors) if index is not None else None
+        near = ann.near(snap)  # a big PostgreSQL scope: through its HNSW index
+        if near is None:
+            index = snap.fact_neighbours
+            near = partial(index.above, snap.fact_vectors) if index is not None else None
         return LinkFacts(snap.facts, snap.fact_vectors, snap.fact_row, near)
 
     @classmethod

@@ -23,6 +23,7 @@ from collections import OrderedDict
 from anchormem._util.gcpause import paused_gc
 from anchormem.model import Scope
 from anchormem.parts import Parts
+from anchormem.query import ann
 from anchormem.query.evolve import evolve
 from anchormem.query.merge import merge_snapshots
 from anchormem.query.snapshot import ScopeSnapshot
@@ -115,6 +116,8 @@ class SnapshotCache:
         return snap
 
     def _load(self, scope: Scope) -> ScopeSnapshot:
+        if ann.indexed(self._parts, scope):  # a big PostgreSQL scope: its fact matrix stays in the store
+            return ann.load(self._parts, scope)
         store = self._parts.store
         facts, fact_vectors = store.fact_matrix(scope)
         events, event_vectors = store.event_matrix(scope)

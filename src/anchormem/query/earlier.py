@@ -28,6 +28,7 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from anchormem.query.ann import MIN_CANDIDATES, ranked_facts
 from anchormem.query.dates import parse_when
 from anchormem.query.recency import timeline
 from anchormem.query.rerank import Candidates, register
@@ -35,6 +36,7 @@ from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.voice import in_voice, named_speaker
 
 PROMOTE_EARLIER = 2  # contexts of the best statements from before the change, put first
+SUBJECT_CANDIDATES = MIN_CANDIDATES  # statements read through a big scope's index (``query.ann``); else all
 _MEASURES = re.compile(r"^\s*how\s+(?:long|many|much|often)\b", re.IGNORECASE)  # a duration or count, not a state
 _BEFORE = re.compile(r"^(?P<head>.*?)\s*\bbefore\s+(?P<change>[^?]*?)\s*\??\s*$", re.IGNORECASE | re.DOTALL)
 
@@ -128,8 +130,9 @@ def earlier_statements(
     def before_and_by_speaker(fact: int, row: int) -> bool:
         return line.session_time[row] < cut and (speaker is None or said_by[fact] in (None, speaker))
 
-    scores = np.asarray(snapshot.fact_vectors @ np.asarray(subject_vector, dtype=np.float32), dtype=np.float64)
-    order = np.lexsort((np.arange(scores.size), -scores))
+    products, candidates = ranked_facts(snapshot, np.asarray(subject_vector, dtype=np.float32), SUBJECT_CANDIDATES)
+    scores = np.asarray(products, dtype=np.float64)
+    order = np.lexsort((np.arange(scores.size), -scores)) if candidates is None else candidates
     best = closest_statements(snapshot, scores, order, before_and_by_speaker)
     ranked = sorted(best, key=lambda r: (-best[r], -float(relevance[r]), r))
     return ranked[:PROMOTE_EARLIER]

@@ -27,6 +27,7 @@ from anchormem.query.neighbours import FactNeighbours
 from anchormem.query.rows import Blocks
 from anchormem.query.shared_list import SharedList
 from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.query.store_rows import lazy
 from anchormem.query.voice import anchor_speaker
 from anchormem.store.journal import Change
 
@@ -263,6 +264,8 @@ def _carry_events(old: ScopeSnapshot, snap: ScopeSnapshot, net: _Net) -> None:
 
 def _carry_speakers(old: ScopeSnapshot, snap: ScopeSnapshot, gone_f: Rows, new_facts: list[Fact]) -> None:
     if "speaker_sums" not in old.__dict__ or "fact_speakers" not in snap.__dict__:
+        return
+    if gone_f and lazy(old.fact_vectors):  # a removed row's vector left the store with it: sum again on use
         return
     sums = {who: (total.copy(), n) for who, (total, n) in old.speaker_sums.items()}
     speakers = old.fact_speakers

@@ -34,6 +34,7 @@ import numpy.typing as npt
 from anchormem.errors import InputError
 from anchormem.model import Turn
 from anchormem.query.snapshot import ScopeSnapshot, TurnKey
+from anchormem.query.store_rows import take_rows
 from anchormem.query.times import bound, instant
 
 KEPT_RESTRICTIONS = 16  # filtered snapshots kept per snapshot, for repeated searches with the same filters
@@ -227,7 +228,7 @@ def _subset(snapshot: ScopeSnapshot, rows: list[int]) -> ScopeSnapshot:
     out = ScopeSnapshot(
         contexts=[snapshot.contexts[r] for r in rows],
         facts=[snapshot.facts[i] for i in fact_rows],
-        fact_vectors=snapshot.fact_vectors[fact_rows],
+        fact_vectors=take_rows(snapshot.fact_vectors, fact_rows),
         events=events,
         event_vectors=snapshot.event_vectors[event_rows] if events else snapshot.event_vectors[:0],
         embed_texts=snapshot.embed_texts,

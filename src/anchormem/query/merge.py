@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from anchormem.model import Scope, Turn
 from anchormem.query.rows import Blocks
 from anchormem.query.snapshot import ScopeSnapshot, Vectors
+from anchormem.query.store_rows import StackedRows, lazy
 
 
 def merge_snapshots(parts: Sequence[tuple[Scope, ScopeSnapshot]]) -> ScopeSnapshot:
@@ -47,6 +48,9 @@ def merge_snapshots(parts: Sequence[tuple[Scope, ScopeSnapshot]]) -> ScopeSnapsh
 
 
 def _stack(matrices: Sequence[Vectors], dim: int) -> Blocks:
-    """The rows of ``matrices`` one after another, sharing their blocks (no copy)."""
+    """The rows of ``matrices`` one after another, sharing their blocks (no copy); rows left in the store
+    (a scope searched through its index, ``query.store_rows``) stay there."""
+    if any(lazy(m) for m in matrices):
+        return StackedRows([Blocks.of(m) for m in matrices], dim)
     blocks = [b for m in matrices for b in Blocks.of(m).blocks]
     return Blocks(blocks, int(blocks[0].shape[1]) if blocks else dim)

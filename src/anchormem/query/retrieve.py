@@ -47,6 +47,8 @@ from anchormem.model import ContextHit, Event, EventHit, FactHit, SearchResult
 from anchormem.query import earlier as _earlier  # noqa: F401  (registers the before-change stage)
 from anchormem.query import own_words as _own_words  # noqa: F401  (registers the own-words stage)
 from anchormem.query import tense as _tense  # noqa: F401  (registers the tense stage)
+from anchormem.query.ann import candidate_count
+from anchormem.query.ann import fact_scores as ann_fact_scores
 from anchormem.query.earlier import subject_query
 from anchormem.query.events import events_that_add, what_they_add
 from anchormem.query.fuse import order_by_score, rrf
@@ -122,7 +124,8 @@ def retrieve_with(
     q = np.asarray(query_vector, dtype=np.float32).ravel()
     if snapshot.facts and q.shape[0] != snapshot.fact_vectors.shape[1]:
         raise InputError(f"query vector has dim {q.shape[0]}, facts have dim {snapshot.fact_vectors.shape[1]}")
-    fact_scores = snapshot.fact_vectors @ q if snapshot.facts else np.zeros(0, np.float32)
+    n_scores = candidate_count(settings, recipe)  # read by a search through the index (``query.ann``)
+    fact_scores = ann_fact_scores(snapshot, q, n_scores) if snapshot.facts else np.zeros(0, np.float32)
     has_events = bool(snapshot.events) and snapshot.event_vectors.size > 0
     if has_events and q.shape[0] != snapshot.event_vectors.shape[1]:
         raise InputError(f"query vector has dim {q.shape[0]}, events have dim {snapshot.event_vectors.shape[1]}")

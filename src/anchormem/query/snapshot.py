@@ -24,6 +24,7 @@ from anchormem.query.lexical import BM25Index
 from anchormem.query.neighbours import MIN_ROWS, FactNeighbours
 from anchormem.query.rowindex import RowIndex
 from anchormem.query.rows import Blocks
+from anchormem.query.store_rows import row_sum
 from anchormem.query.voice import anchor_speaker
 
 IntArray = npt.NDArray[np.int64]
@@ -168,7 +169,7 @@ class ScopeSnapshot:
         for i, who in enumerate(self.fact_speakers):
             if who is not None:
                 groups.setdefault(who, []).append(i)
-        return {who: (self.fact_vectors[rows].sum(axis=0, dtype=np.float64), len(rows)) for who, rows in groups.items()}
+        return {who: (row_sum(self.fact_vectors, rows), len(rows)) for who, rows in groups.items()}
 
     @cached_property
     def speakers(self) -> frozenset[str]:

@@ -217,6 +217,38 @@ def scores(conn: Any, key: ScopeKey, vector: npt.NDArray[np.floating], ids: Sequ
     return {str(fid): float(score) for fid, score in rows}
 
 
+def vectors(conn: Any, key: ScopeKey, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+    """The stored vectors of the scope's facts ``ids`` (ids of no stored fact are left out)."""
+    if not ids:
+        return {}
+    with conn.cursor(binary=True) as cur:
+        rows = cur.execute(
+            "SELECT id, vector FROM facts WHERE user_id = %s AND agent_id = %s AND run_id = %s AND id = ANY(%s)",
+            (*key, list(ids)),
+        ).fetchall()
+    return {str(fid): _array(v) for fid, v in rows}
+
+
+def mean(conn: Any, key: ScopeKey, ids: Sequence[str]) -> tuple[npt.NDArray[np.float32], int]:
+    """The mean of the stored vectors of the scope's facts ``ids`` (pgvector's ``avg``: summed in double
+    precision, rounded to float32 once) and how many there were; (empty, 0) for none."""
+    if not ids:
+        return np.zeros(0, np.float32), 0
+    with conn.cursor(binary=True) as cur:
+        row = cur.execute(
+            "SELECT avg(vector), count(*) FROM facts "
+            "WHERE user_id = %s AND agent_id = %s AND run_id = %s AND id = ANY(%s)",
+            (*key, list(ids)),
+        ).fetchone()
+    if row is None or not row[1]:
+        return np.zeros(0, np.float32), 0
+    return _array(row[0]), int(row[1])
+
+
+def _array(value: Any) -> npt.NDArray[np.float32]:
+    return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=np.float32)
+
+
 def explain(conn: Any, key: ScopeKey, vector: npt.NDArray[np.floating], k: int) -> str:
     """PostgreSQL's plan of :func:`nearest` for this scope (``EXPLAIN``, not run)."""
     q = _vector(vector)

@@ -237,6 +237,15 @@ class PostgresStore(SQLStore):
         """The inner product of ``vector`` with each stored fact of ``ids`` in ``scope``, exactly (no index)."""
         return self._ann("fact scores failed", lambda c: pg_ann.scores(c, _sk(scope), vector, ids))
 
+    def fact_vectors(self, scope: Scope, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The stored vectors of ``scope``'s facts ``ids``, by id (a search through the index reads the few rows it
+        needs, not the scope's matrix)."""
+        return self._ann("reading fact vectors failed", lambda c: pg_ann.vectors(c, _sk(scope), ids))
+
+    def fact_vector_mean(self, scope: Scope, ids: Sequence[str]) -> tuple[npt.NDArray[np.float32], int]:
+        """The mean of the vectors of ``scope``'s facts ``ids``, computed in the database, and their count."""
+        return self._ann("averaging fact vectors failed", lambda c: pg_ann.mean(c, _sk(scope), ids))
+
     def ann_indexed(self, scope: Scope, dim: int | None = None) -> bool:
         """Whether ``scope`` has a usable HNSW index (for vectors of ``dim``, default the embedder's)."""
         d = dim or self._dim()
