@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from anchormem.memory import Memory
+    from anchormem.model import SearchResult
 
 SESSION_1 = [
     ("Ana", "I finally adopted a dog from the shelter yesterday, his name is Pico."),
@@ -65,3 +66,24 @@ def add_user_and_coach_budget(memory: Memory) -> None:
         user_id="alice",
         agent_id="coach",
     )
+
+
+def search_view(result: SearchResult, places: int = 9, anchor_places: int = 6) -> list[tuple[Any, ...]]:
+    """Everything a search returns, for comparing two searches: contexts with their ranks, scores (to
+    ``places``), adjustments, marks and anchors (to ``anchor_places``), then the events."""
+    rows: list[tuple[Any, ...]] = [
+        (
+            h.context.id,
+            h.rank,
+            round(h.score, places),
+            round(h.relevance, places),
+            tuple((k, round(v, places)) for k, v in h.adjustments),
+            h.latest,
+            h.newer,
+            tuple((a.fact.id, round(a.score, anchor_places)) for a in h.anchors),
+            h.via_events,
+        )
+        for h in result.contexts
+    ]
+    rows.extend((e.event.id, round(e.score, anchor_places), e.event.text, e.context_ids) for e in result.events)
+    return rows

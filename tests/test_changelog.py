@@ -45,12 +45,18 @@ def _fresh(store: Path) -> list[list[tuple[str, float, tuple[str, ...]]]]:
         return _view(memory)
 
 
+def _holding(memory: Memory, sessions: int = 1) -> int:
+    """Add the first sessions and search, so ``memory`` holds the scope; the loads so far."""
+    for i in range(sessions):
+        memory.add(_session(i), user_id=USER)
+    memory.search("Lisbon", user_id=USER)
+    return memory._snapshots.loads
+
+
 def test_another_process_adds_are_applied_not_reloaded(tmp_path: Path) -> None:
     store = tmp_path / "m.db"
     with _memory(store) as memory, _memory(store) as other:
-        memory.add(_session(0), user_id=USER)
-        memory.search("Lisbon", user_id=USER)
-        loads = memory._snapshots.loads
+        loads = _holding(memory)
         other.add(_session(1), user_id=USER)
         other.add(_session(2), user_id=USER)
         got = _view(memory)
@@ -62,9 +68,7 @@ def test_another_process_adds_are_applied_not_reloaded(tmp_path: Path) -> None:
 def test_another_process_message_in_a_running_session_is_applied(tmp_path: Path) -> None:
     store = tmp_path / "m.db"
     with _memory(store) as memory, _memory(store) as other:
-        memory.add(_session(0), user_id=USER)
-        memory.search("Lisbon", user_id=USER)
-        loads = memory._snapshots.loads
+        loads = _holding(memory)
         before = {c.id for c in memory.contexts(user_id=USER)}
         for text in ("The trams there are yellow.", "Ok, and the river is lovely too."):  # the last window is re-cut
             other.add([{"role": "user", "content": text, "session": "1"}], user_id=USER)
@@ -77,10 +81,7 @@ def test_another_process_message_in_a_running_session_is_applied(tmp_path: Path)
 def test_another_process_delete_loads_the_scope_again(tmp_path: Path) -> None:
     store = tmp_path / "m.db"
     with _memory(store) as memory, _memory(store) as other:
-        for i in range(3):
-            memory.add(_session(i), user_id=USER)
-        memory.search("Lisbon", user_id=USER)
-        loads = memory._snapshots.loads
+        loads = _holding(memory, sessions=3)
         other.delete(user_id=USER, session="2")
         other.add(_session(3), user_id=USER)
         got = _view(memory)
@@ -93,9 +94,7 @@ def test_versions_the_log_let_go_load_the_scope_again(tmp_path: Path, monkeypatc
     monkeypatch.setattr(changelog, "KEPT", 2)
     store = tmp_path / "m.db"
     with _memory(store) as memory, _memory(store) as other:
-        memory.add(_session(0), user_id=USER)
-        memory.search("Lisbon", user_id=USER)
-        loads = memory._snapshots.loads
+        loads = _holding(memory)
         for i in (1, 2, 3):
             other.add(_session(i), user_id=USER)
         got = _view(memory)

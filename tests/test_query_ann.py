@@ -20,6 +20,7 @@ from anchormem.memory import Memory
 from anchormem.model import Scope, SearchResult
 from anchormem.query import ann
 from anchormem.query.store_rows import StackedRows, StoreRows
+from tests.fixtures import search_view
 from tests.pg_server import PgServer
 
 ANA = Scope("ana")
@@ -61,22 +62,7 @@ def _settings(url: str, **retrieval: Any) -> Settings:
 
 def _view(result: SearchResult) -> list[tuple[Any, ...]]:
     """What a search returns, scores to 5 places (the database's inner products and numpy's differ in the 7th)."""
-    rows: list[tuple[Any, ...]] = [
-        (
-            h.context.id,
-            h.rank,
-            round(h.score, 5),
-            round(h.relevance, 5),
-            tuple((k, round(v, 5)) for k, v in h.adjustments),
-            h.latest,
-            h.newer,
-            tuple((a.fact.id, round(a.score, 5)) for a in h.anchors),
-            h.via_events,
-        )
-        for h in result.contexts
-    ]
-    rows.extend((e.event.id, round(e.score, 5), e.event.text, e.context_ids) for e in result.events)
-    return rows
+    return search_view(result, places=5, anchor_places=5)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from anchormem.memory import Memory
 from anchormem.model import SearchResult
 from anchormem.store.journal import KEPT_CHANGES, Change, Journal
 from anchormem.store.protocol import Store
+from tests.fixtures import search_view
 
 pytestmark = pytest.mark.parametrize("location", ["sqlite", "postgres"], indirect=True)
 
@@ -50,22 +51,7 @@ def _message(i: int, session: str) -> dict[str, Any]:
 
 
 def _view(result: SearchResult) -> list[tuple[Any, ...]]:
-    rows: list[tuple[Any, ...]] = [
-        (
-            h.context.id,
-            h.rank,
-            round(h.score, 9),
-            round(h.relevance, 9),
-            tuple((k, round(v, 9)) for k, v in h.adjustments),
-            h.latest,
-            h.newer,
-            tuple((a.fact.id, round(a.score, 6)) for a in h.anchors),
-            h.via_events,
-        )
-        for h in result.contexts
-    ]
-    rows.extend((e.event.id, round(e.score, 6), e.event.text, e.context_ids) for e in result.events)
-    return rows
+    return search_view(result)
 
 
 def _settings(location: str) -> Settings:
