@@ -115,3 +115,25 @@ def test_the_log_holds_ids_only_and_goes_with_the_scope(tmp_path: Path) -> None:
         assert memory._parts.store.changes_since(scope, version, version) == []
         memory.delete(user_id=USER, all=True)
         assert memory._parts.store._q("SELECT COUNT(*) FROM changes", ())[0][0] == 0
+
+
+def test_changes_that_add_what_a_snapshot_holds_add_nothing(tmp_path: Path) -> None:
+    """A whole load may read rows written after the version it is labelled with; the changes since then add them
+    again, and must not make two of them."""
+    from anchormem.query.evolve import evolve
+    from anchormem.store.journal import Change
+
+    with _memory(tmp_path / "m.db") as memory:
+        _holding(memory, sessions=2)
+        snap = memory._snapshots.get(Scope(USER))
+        again = Change(
+            contexts=tuple(snap.contexts[:2]),
+            facts=tuple(snap.facts[:3]),
+            fact_vectors=snap.fact_vectors[[0, 1, 2]],
+            events=tuple(snap.events[:1]),
+            event_vectors=snap.event_vectors[[0]] if len(snap.events) else snap.event_vectors,
+        )
+        grown = evolve(snap, [again])
+        assert [c.id for c in grown.contexts] == [c.id for c in snap.contexts]
+        assert [f.id for f in grown.facts] == [f.id for f in snap.facts]
+        assert [e.id for e in grown.events] == [e.id for e in snap.events]

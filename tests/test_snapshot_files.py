@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -212,3 +213,54 @@ def test_no_files_when_switched_off_or_small(tmp_path: Path) -> None:
     with _memory(store, files=1) as memory:
         memory.search("tram", user_id=USER)
     assert _file(store).exists()
+
+
+def _texts(memory: Memory, q: str) -> list[str]:
+    return [h.context.text for h in memory.search(q, user_id=USER).contexts]
+
+
+def test_a_scope_deleted_whole_and_made_again_is_not_grown_from_the_old(tmp_path: Path) -> None:
+    store = tmp_path / "m.db"
+    holder, other = _memory(store), _memory(store, files="none")
+    try:
+        for s in _sessions()[:3]:
+            holder.add(s, user_id=USER)
+        assert any("Biscuit" in t for t in _texts(holder, "Biscuit"))
+        other.delete(user_id=USER, all=True)
+        other.add(_sessions()[6], user_id=USER)  # its first version may follow the one the holder has
+        assert not any("Biscuit" in t for t in _texts(holder, "Biscuit dog tram"))
+    finally:
+        holder.close()
+        other.close()
+    assert not _file(store).exists() or b"Biscuit" not in _file(store).read_bytes()
+
+
+def test_a_restored_backup_does_not_match_a_file_of_the_same_version_number(tmp_path: Path) -> None:
+    store = tmp_path / "m.db"
+    with _memory(store) as memory:
+        memory.add(_sessions()[0], user_id=USER)
+        memory.search("tram", user_id=USER)
+    shutil.copy(store, tmp_path / "backup.db")
+    with _memory(store) as memory:
+        memory.add(_sessions()[1], user_id=USER)  # Biscuit, in the file at the next version
+        memory.search("dog", user_id=USER)
+    assert b"Biscuit" in _file(store).read_bytes()
+    for tail in ("-wal", "-shm"):
+        Path(f"{store}{tail}").unlink(missing_ok=True)
+    shutil.copy(tmp_path / "backup.db", store)
+    with _memory(store, files="none") as memory:
+        memory.add(_sessions()[3], user_id=USER)  # other words, the same version number
+    with _memory(store) as memory:
+        assert not any("Biscuit" in t for t in _texts(memory, "Biscuit dog tram"))
+        assert memory._snapshots.files.read == 0
+
+
+def test_the_files_are_found_through_another_spelling_of_the_store_path(tmp_path: Path) -> None:
+    store = tmp_path / "m.db"
+    _grown(store)
+    link = tmp_path / "link.db"
+    link.symlink_to(store)
+    with _memory(link, files="none") as memory:
+        memory.delete(user_id=USER, session="2")  # through the link: the file beside the real path goes
+    assert not _file(store).exists()
+    assert snapshot_file.folder(link) == snapshot_file.folder(store)

@@ -84,6 +84,8 @@ class SnapshotCache:
         if cached and self._floor.get(scope, 0) <= cached[0] < version:
             journal: Journal | None = getattr(store, "journal", None)
             changes = journal.since(scope, cached[0], version) if journal is not None else None
+            if changes is not None and any(c.forgets for c in changes):  # a delete not yet forgotten here: load
+                changes = None
             logged = getattr(store, "changes_since", None)
             if changes is None and logged is not None:  # another process wrote: what did it add?
                 changes = logged(scope, cached[0], version)
@@ -96,7 +98,7 @@ class SnapshotCache:
                     if latest and latest[0] == version:
                         return latest[1]
                     grown = evolve(cached[1], changes)
-                    self._keep(scope, version, grown)
+                    self._keep(scope, version, grown, base=cached[0])
                 return grown
         with paused_gc():  # millions of long-lived objects: see anchormem._util.gcpause
             snap = self.files.load(scope, version)
@@ -134,12 +136,15 @@ class SnapshotCache:
             load_turns=lambda: [(scope, turn) for turn in store.turns(scope)],
         )
 
-    def _keep(self, scope: Scope, version: int, snap: ScopeSnapshot) -> None:
+    def _keep(self, scope: Scope, version: int, snap: ScopeSnapshot, base: int | None = None) -> None:
         """Cache ``snap`` unless a newer one is cached, or the scope was forgotten after ``version`` (a load
-        that began before a delete must not come back, nor be grown: its lexical index knows forgotten words)."""
+        that began before a delete must not come back, nor be grown: its lexical index knows forgotten words), or
+        ``snap`` was grown from a snapshot of version ``base`` from before the scope was forgotten."""
         with self._lock:
             held = self._snapshots.get(scope)
-            if version >= self._floor.get(scope, 0) and (held is None or held[0] < version):
+            floor = self._floor.get(scope, 0)
+            fresh = version >= floor and (base is None or base >= floor)
+            if fresh and (held is None or held[0] < version):
                 self._snapshots[scope] = (version, snap)
                 self._snapshots.move_to_end(scope)
             limit = max(1, self._parts.settings.retrieval.cached_scopes)

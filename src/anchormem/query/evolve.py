@@ -65,6 +65,17 @@ class _Net:
             self.events[e.id] = (e, v)
 
 
+    def drop_held(self, old: ScopeSnapshot) -> None:
+        """Leave out the added records ``old`` already holds (and that the changes do not remove): a whole load
+        may read rows written after the version it is labelled with, and is then brought up to date by changes
+        that add them again."""
+        held = (("contexts", old.context_row), ("facts", old.fact_row), ("events", old.event_row))
+        for kind, rows in held:
+            added: dict[str, Any] = getattr(self, kind)
+            for rid in [r for r in added if r not in self.removed[kind] and r in rows]:
+                del added[rid]
+
+
 def _rows_of(ids: set[str], row: Mapping[str, int]) -> Rows:
     return sorted(row[i] for i in ids if i in row)
 
@@ -96,6 +107,7 @@ def evolve(old: ScopeSnapshot, changes: Sequence[Change]) -> ScopeSnapshot:
     net = _Net()
     for change in changes:
         net.add(change)
+    net.drop_held(old)
     cached = old.__dict__
     gone_c = _rows_of(net.removed["contexts"], old.context_row)
     gone_f = _rows_of(net.removed["facts"], old.fact_row)

@@ -28,7 +28,7 @@ import os
 import pickle
 import secrets
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import Any, Generic, TypeVar, overload
@@ -112,7 +112,9 @@ def _fields(record: Fact | Event) -> tuple[Any, ...]:
 
 # -- reading safely -------------------------------------------------------------------------------------------
 
-_NUMPY = frozenset({"_reconstruct", "_frombuffer", "dtype", "ndarray", "scalar"})
+# numpy arrays come back through ``_frombuffer`` only, over bytes the file holds (no ``ndarray`` or ``_reconstruct``:
+# a pickle could call them with any shape and make the reader allocate it)
+_NUMPY = frozenset({"_frombuffer", "dtype"})
 _CLASSES = {
     "anchormem.model": {"Context", "Fact", "Event", "Scope"},
     "anchormem.query.lexical": {"BM25Index", "_Segment"},
@@ -187,8 +189,10 @@ class _Writer(pickle.Pickler):
 
 
 def folder(store_file: Path) -> Path:
-    """The folder of a store's snapshot files."""
-    return store_file.with_name(store_file.name + ".snapshots")
+    """The folder of a store's snapshot files (beside the store's real path: a process that opens the store
+    through a link or another spelling of its path finds, and removes, the same files)."""
+    real = store_file.resolve()
+    return real.with_name(real.name + ".snapshots")
 
 
 def path_of(store_file: Path, scope: Scope) -> Path:
@@ -226,8 +230,13 @@ def code_stamp() -> str:
     return digest.hexdigest()[:16]
 
 
-def stamp(scope: Scope, version: int, store_token: str, window_chars: int, migrations: int) -> dict[str, Any]:
+def stamp(
+    scope: Scope, version: int, nonce: str | None, store_token: str, window_chars: int, migrations: int
+) -> dict[str, Any]:
+    """What a file must match: ``version`` and its ``nonce`` in the store's log name the content; the rest names
+    the store and the code."""
     return {
+        "nonce": nonce,
         "format": FORMAT,
         "anchormem": __version__,
         "code": code_stamp(),
@@ -296,21 +305,30 @@ def _write(out: Any, data: bytes) -> list[int]:
 # -- reading ------------------------------------------------------------------------------------------------
 
 
-def load(target: Path, file_stamp: dict[str, Any]) -> tuple[int, ScopeSnapshot] | None:
-    """The snapshot in ``target`` and its version, if its stamp is ``file_stamp`` but for a version no newer
-    (the caller may bring an older one up to date, or :func:`discard` it); None when there is no such file. A
-    file of another stamp, or one that cannot be read, is removed."""
+def load(
+    target: Path, file_stamp: dict[str, Any], nonce_of: Callable[[int], str | None]
+) -> tuple[int, ScopeSnapshot] | None:
+    """The snapshot in ``target`` and its version, if its stamp is ``file_stamp`` but for the version (and its
+    nonce): that may be older, and must still be in the store's log with the file's nonce (``nonce_of``); the
+    caller brings an older one up to date or :func:`discard` s it. None when there is no such file. A file of
+    another stamp, or one that cannot be read, is removed; one newer than ``file_stamp`` (another process wrote
+    it since) is left alone."""
     try:
         with open(target, "rb") as f:
             header = _header(f)
             if header is None:
                 raise _Stale
             found = header.get("stamp")
-            if not isinstance(found, dict) or {**found, "version": file_stamp["version"]} != file_stamp:
+            same = {**file_stamp, "version": None, "nonce": None}
+            if not isinstance(found, dict) or {**found, "version": None, "nonce": None} != same:
                 raise _Stale
             version = found["version"]
-            if not isinstance(version, int) or version > file_stamp["version"]:
+            if not isinstance(version, int):
                 raise _Stale
+            if version > file_stamp["version"]:
+                return None
+            if found["nonce"] is None or found["nonce"] != nonce_of(version):
+                raise _Stale  # its version is not this content any more (a restored backup), or the log let it go
             segments = header["segments"]
             external: dict[str, Any] = {}
             for kind in ("facts", "events"):
@@ -324,7 +342,7 @@ def load(target: Path, file_stamp: dict[str, Any]) -> tuple[int, ScopeSnapshot] 
                 external[kind] = Blocks.of(matrix if matrix is not None else np.zeros(shape, np.float32))
             packed = [_read(f, at, n) for at, n in segments["packed"]]
             state = _Snapshot(_read(f, *segments["state"]), external, packed).load()
-    except FileNotFoundError:
+    except (FileNotFoundError, MemoryError):  # MemoryError: this process is short, the file may be fine
         return None
     except _Stale:
         discard(target, "stale")

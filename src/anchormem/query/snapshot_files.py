@@ -54,7 +54,12 @@ class SnapshotFiles:
         if token is None:
             return None
         migrations = len(getattr(getattr(store, "dialect", None), "migrations", ()))
-        return snapshot_file.stamp(scope, version, token, self._parts.settings.chunking.chat_chars, migrations)
+        nonce = self._nonce(scope, version)
+        return snapshot_file.stamp(scope, version, nonce, token, self._parts.settings.chunking.chat_chars, migrations)
+
+    def _nonce(self, scope: Scope, version: int) -> str | None:
+        of = getattr(self._parts.store, "version_nonce", None)
+        return of(scope, version) if callable(of) else None
 
     def load(self, scope: Scope, version: int) -> ScopeSnapshot | None:
         """The scope's snapshot at ``version`` from its file, or None (no file, a stale one, or none kept). A file
@@ -70,7 +75,7 @@ class SnapshotFiles:
         if file_stamp is None:
             return None
         self._warm_embedder()
-        found = snapshot_file.load(target, file_stamp)
+        found = snapshot_file.load(target, file_stamp, lambda v: self._nonce(scope, v))
         if found is None:
             return None
         at, snap = found
@@ -108,12 +113,15 @@ class SnapshotFiles:
             if self._written.get(scope, 0) >= version:
                 return
         try:
+            store = self._parts.store
+            if store.version(scope) != version:  # the store moved on: this snapshot is not what it holds
+                return
             file_stamp = self._stamp(scope, version, create=True)
-            if file_stamp is None:
+            if file_stamp is None or file_stamp["nonce"] is None:  # a version the log does not name
                 return
             target = snapshot_file.path_of(where, scope)
             snapshot_file.save(snap, target, file_stamp)
-            if self._parts.store.version(scope) != version:  # a write (a delete?) came meanwhile: not this file
+            if store.version(scope) != version:  # a write (a delete?) came meanwhile: not this file
                 snapshot_file.remove(where, scope)
                 return
             with self._lock:

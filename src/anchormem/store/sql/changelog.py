@@ -17,6 +17,7 @@ scope deletes its log.
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,14 +43,17 @@ class Added:
 
 
 def entry(change: Change) -> str:
-    """The log's record of one change."""
+    """The log's record of one change, with a random nonce that names this version of this store (a backup
+    restored and written again reaches the same version numbers with other content and other nonces)."""
+    nonce = secrets.token_hex(8)
     removed = len(change.removed_contexts) + len(change.removed_facts) + len(change.removed_events)
     if change.unknown or change.rows + removed > KEPT_ROWS:
-        return json.dumps({"unknown": True})
+        return json.dumps({"nonce": nonce, "unknown": True})
     if change.forgets:
-        return json.dumps({"forgets": True})
+        return json.dumps({"nonce": nonce, "forgets": True})
     return json.dumps(
         {
+            "nonce": nonce,
             "contexts": [c.id for c in change.contexts],
             "facts": [f.id for f in change.facts],
             "events": [e.id for e in change.events],
@@ -66,6 +70,15 @@ def record(cur: Cursor, key: ScopeKey, version: int, change: Change) -> None:
         f"INSERT INTO changes ({SCOPE_COLUMNS}, version, entry) VALUES (?, ?, ?, ?, ?)", (*key, version, entry(change))
     )
     cur.execute(f"DELETE FROM changes WHERE {SCOPE} AND version <= ?", (*key, version - KEPT))
+
+
+def nonce(query: Callable[[str, Sequence[object]], list[tuple[Any, ...]]], key: ScopeKey, version: int) -> str | None:
+    """The nonce logged with the scope's ``version`` (None: not logged, or let go)."""
+    rows = query(f"SELECT entry FROM changes WHERE {SCOPE} AND version = ?", (*key, version))
+    if not rows:
+        return None
+    got = json.loads(rows[0][0])
+    return str(got["nonce"]) if isinstance(got, dict) and got.get("nonce") else None
 
 
 def read(

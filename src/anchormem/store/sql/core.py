@@ -47,14 +47,17 @@ class SQLStore(SQLBase):
     serialised). Migrations run on open."""
 
     def _bump(self, cur: Cursor, scope: Scope, change: Change | None = None) -> None:
-        """Move the scope's version on, noting what the write changed for retrieval (the journal)."""
+        """Move the scope's version on, noting what the write changed for retrieval (the journal and the log).
+        The first version of a scope is noted as unknown: a scope deleted whole and made again may start right
+        after the version a process still holds of the old one, and must not be grown from it."""
+        existed = cur.execute(f"SELECT 1 FROM scopes WHERE {_SCOPE}", _sk(scope)).fetchone() is not None
         row = cur.execute(
             f"INSERT INTO scopes ({_SCOPE_COLS}, version) VALUES (?, ?, ?, 1 + COALESCE("
             "(SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'version_floor'), 0)) "
             f"ON CONFLICT ({_SCOPE_COLS}) DO UPDATE SET version = scopes.version + 1 RETURNING version",
             _sk(scope),
         ).fetchone()
-        change = change or Change()
+        change = (change or Change()) if existed else Change(unknown=True)
         changelog.record(cur, _sk(scope), int(row[0]), change)
         self._changed(scope, int(row[0]), change)
 
@@ -139,6 +142,11 @@ class SQLStore(SQLBase):
                 )
             )
         return out
+
+    def version_nonce(self, scope: Scope, version: int) -> str | None:
+        """The random nonce the store's log holds for ``version`` of ``scope`` (None: not logged, or let go): a
+        snapshot file names its version by it, so a file never matches other content of the same number."""
+        return changelog.nonce(self._q, _sk(scope), version)
 
     def _by_id(self, columns: str, table: str, scope: Scope, ids: set[str]) -> dict[str, tuple[Any, ...]]:
         if not ids:
