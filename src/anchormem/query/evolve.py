@@ -64,7 +64,6 @@ class _Net:
         for e, v in zip(change.events, change.event_vectors, strict=False):
             self.events[e.id] = (e, v)
 
-
     def drop_held(self, old: ScopeSnapshot) -> None:
         """Leave out the added records ``old`` already holds (and that the changes do not remove): a whole load
         may read rows written after the version it is labelled with, and is then brought up to date by changes
