@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from anchormem.model import Fact, stable_id
-from anchormem.query.neighbours import Found, exact_above
+from anchormem.query.neighbours import Near, exact_above
 from anchormem.store.protocol import Matrix
 
 _BLOCK = 1024
-Near = Callable[[Sequence[int], float], Found]  # seed rows, tau -> each seed's rows above tau and cosines
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,9 @@ import numpy as np
 import numpy.typing as npt
 
 from anchormem.config import RetrievalSettings
-from anchormem.ingest.link import Near
 from anchormem.model import Scope
 from anchormem.parts import Parts
-from anchormem.query.neighbours import Found
+from anchormem.query.neighbours import Found, Near
 from anchormem.query.recipes import Recipe
 from anchormem.query.rows import Blocks
 from anchormem.query.snapshot import ScopeSnapshot

@@ -21,7 +21,7 @@ with the same scores.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +31,7 @@ from anchormem.query.rows import Blocks
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
 Found = list[tuple[IntArray, FloatArray]]  # per query row: neighbour rows (ascending) and their cosines
+Near = Callable[[Sequence[int], float], Found]  # seed rows, tau -> each seed's rows above tau and cosines
 
 DIRECTIONS = 64  # k: the bound rows are k + 1 numbers (1/6 of MiniLM's 384)
 SAMPLE = 5_000  # rows whose covariance gives the basis
