@@ -7,6 +7,7 @@ import json
 import os
 import pickle
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -264,3 +265,15 @@ def test_the_files_are_found_through_another_spelling_of_the_store_path(tmp_path
         memory.delete(user_id=USER, session="2")  # through the link: the file beside the real path goes
     assert not _file(store).exists()
     assert snapshot_file.folder(link) == snapshot_file.folder(store)
+
+
+def test_a_store_written_before_the_log_gets_its_file(tmp_path: Path) -> None:
+    store = tmp_path / "m.db"
+    _grown(store)
+    _file(store).unlink()
+    with sqlite3.connect(store) as db:  # as a store written before the change log existed holds it
+        db.execute("DELETE FROM changes")
+    with _memory(store) as memory:
+        expected = _view(memory)  # a whole load; its file names the version by a nonce logged now
+    with _memory(store) as memory:
+        assert _view(memory) == expected and memory._snapshots.files.read == 1

@@ -24,6 +24,7 @@ import importlib
 import io
 import json
 import logging
+import mmap
 import os
 import pickle
 import secrets
@@ -67,7 +68,7 @@ T = TypeVar("T")
 class PackedRecords(Sequence[T], Generic[T]):
     """Facts or events read from a snapshot file, decoded a chunk of :data:`CHUNK` at a time on first use."""
 
-    def __init__(self, kind: str, chunks: Sequence[bytes], length: int) -> None:
+    def __init__(self, kind: str, chunks: Sequence[bytes | memoryview], length: int) -> None:
         self._make: Any = Fact if kind == "facts" else Event
         self._chunks = chunks
         self._decoded: list[list[T] | None] = [None] * len(chunks)
@@ -330,10 +331,11 @@ def load(
             if found["nonce"] is None or found["nonce"] != nonce_of(version):
                 raise _Stale  # its version is not this content any more (a restored backup), or the log let it go
             segments = header["segments"]
+            mapped = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
             external: dict[str, Any] = {}
             for kind in ("facts", "events"):
                 part = segments[kind]
-                chunks = [_read(f, at, n) for at, n in part["chunks"]]
+                chunks = [_view(mapped, at, n) for at, n in part["chunks"]]
                 external[kind] = PackedRecords(kind, chunks, int(part["length"]))
             for kind in ("fact_vectors", "event_vectors"):
                 shape = tuple(int(x) for x in segments[kind]["shape"])
@@ -380,6 +382,14 @@ def _header(f: Any) -> dict[str, Any] | None:
     f.seek(size - tail - length)
     got = json.loads(f.read(length))
     return got if isinstance(got, dict) else None
+
+
+def _view(mapped: memoryview, at: int, n: int) -> memoryview:
+    """Bytes of the mapped file (read from disk when first touched): a chunk a search never decodes costs
+    nothing."""
+    if at < 0 or n < 0 or at + n > len(mapped):
+        raise ValueError("the file is shorter than its header says")
+    return mapped[at : at + n]
 
 
 def _read(f: Any, at: int, n: int) -> bytes:

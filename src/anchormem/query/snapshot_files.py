@@ -54,12 +54,12 @@ class SnapshotFiles:
         if token is None:
             return None
         migrations = len(getattr(getattr(store, "dialect", None), "migrations", ()))
-        nonce = self._nonce(scope, version)
+        nonce = self._nonce(scope, version, create)
         return snapshot_file.stamp(scope, version, nonce, token, self._parts.settings.chunking.chat_chars, migrations)
 
-    def _nonce(self, scope: Scope, version: int) -> str | None:
+    def _nonce(self, scope: Scope, version: int, create: bool = False) -> str | None:
         of = getattr(self._parts.store, "version_nonce", None)
-        return of(scope, version) if callable(of) else None
+        return of(scope, version, create) if callable(of) else None
 
     def load(self, scope: Scope, version: int) -> ScopeSnapshot | None:
         """The scope's snapshot at ``version`` from its file, or None (no file, a stale one, or none kept). A file

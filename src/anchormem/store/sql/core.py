@@ -143,9 +143,20 @@ class SQLStore(SQLBase):
             )
         return out
 
-    def version_nonce(self, scope: Scope, version: int) -> str | None:
+    def version_nonce(self, scope: Scope, version: int, create: bool = False) -> str | None:
         """The random nonce the store's log holds for ``version`` of ``scope`` (None: not logged, or let go): a
-        snapshot file names its version by it, so a file never matches other content of the same number."""
+        snapshot file names its version by it, so a file never matches other content of the same number. With
+        ``create``, a current version the log never recorded (written before the log existed) is logged now, as
+        unknown (nothing is known of what it added), and gets its nonce."""
+        found = changelog.nonce(self._q, _sk(scope), version)
+        if found is not None or not create:
+            return found
+        with self._tx(scope=scope) as cur:
+            row = cur.execute(f"SELECT version FROM scopes WHERE {_SCOPE}", _sk(scope)).fetchone()
+            if row is None or int(row[0]) != version:
+                return None
+            insert = f"changes ({_SCOPE_COLS}, version, entry) VALUES (?, ?, ?, ?, ?)"
+            cur.execute(self.dialect.insert(insert), (*_sk(scope), version, changelog.entry(Change(unknown=True))))
         return changelog.nonce(self._q, _sk(scope), version)
 
     def _by_id(self, columns: str, table: str, scope: Scope, ids: set[str]) -> dict[str, tuple[Any, ...]]:
