@@ -84,8 +84,6 @@ class SnapshotCache:
         if cached and self._floor.get(scope, 0) <= cached[0] < version:
             journal: Journal | None = getattr(store, "journal", None)
             changes = journal.since(scope, cached[0], version) if journal is not None else None
-            if changes is not None and any(c.forgets for c in changes):  # a delete not yet forgotten here: load
-                changes = None
             logged = getattr(store, "changes_since", None)
             if changes is None and logged is not None:  # another process wrote: what did it add?
                 changes = logged(scope, cached[0], version)
@@ -111,7 +109,7 @@ class SnapshotCache:
         return snap
 
     def _attach(self, scope: Scope, snap: ScopeSnapshot) -> ScopeSnapshot:
-        """A snapshot read from its file, given what a file cannot hold: the embedder and the store's turns."""
+        """``snap`` given what neither a file nor the fact rows hold: the embedder and the store's turns."""
         store = self._parts.store
         snap.embed_texts = self._parts.embedder.embed
         snap.load_turns = lambda: [(scope, turn) for turn in store.turns(scope)]
@@ -124,17 +122,16 @@ class SnapshotCache:
         facts, fact_vectors = store.fact_matrix(scope)
         events, event_vectors = store.event_matrix(scope)
         contexts = store.contexts(scope)
-        return ScopeSnapshot(
+        snap = ScopeSnapshot(
             contexts=contexts,
             facts=facts,
             fact_vectors=fact_vectors,
             events=events,
             event_vectors=event_vectors,
-            embed_texts=self._parts.embedder.embed,
             window_chars=self._parts.settings.chunking.chat_chars,
             context_scopes=(scope,) * len(contexts),
-            load_turns=lambda: [(scope, turn) for turn in store.turns(scope)],
         )
+        return self._attach(scope, snap)
 
     def _keep(self, scope: Scope, version: int, snap: ScopeSnapshot, base: int | None = None) -> None:
         """Cache ``snap`` unless a newer one is cached, or the scope was forgotten after ``version`` (a load

@@ -4,20 +4,26 @@ without making a Python object per entry.
 A snapshot of 50,000 turns holds about a million ids in its indexes (id -> row numbers, fact id -> event ids,
 the rows' ids). Read back one object at a time they cost most of a second, though a search looks up a few
 hundred. :class:`PackedMap` keeps the keys as one sorted array of UTF-8 bytes and finds a key by binary search;
-:class:`PackedStrs` slices a string out of one joined text when asked. A map becomes a plain ``dict`` on its first
+:class:`PackedStrs` slices a string out of one joined text when asked; :class:`PackedRecords` decodes the file's
+facts and events a chunk at a time when a search touches them. A map becomes a plain ``dict`` on its first
 write (a grown snapshot adds its new ids to the maps it shares with the old one).
 """
 
 from __future__ import annotations
 
+import io
+import pickle
 import threading
 from collections.abc import Iterator, MutableMapping, Sequence
-from typing import Any, overload
+from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
 
+from anchormem.model import Event, Fact
+
 IntArray = npt.NDArray[np.int64]
+T = TypeVar("T")
 
 
 def packable_keys(keys: Sequence[str]) -> bool:
@@ -135,15 +141,69 @@ class PackedStrs(Sequence[str]):
     def __getitem__(self, i: int | slice) -> str | list[str]:
         if isinstance(i, slice):
             return [self[j] for j in range(len(self))[i]]
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(i)
+        i = range(len(self))[i]  # a negative index counted from the end; IndexError out of range
         return self._text[int(self._ends[i - 1]) if i else 0 : int(self._ends[i])]
 
     def __iter__(self) -> Iterator[str]:
         ends = self._ends.tolist()
         return (self._text[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True))
+
+
+class PackedRecords(Sequence[T], Generic[T]):
+    """Facts or events read from a snapshot file, kept as the file's chunks of ``size`` records
+    (:func:`pack_records`) and decoded a chunk at a time on first use."""
+
+    def __init__(self, kind: str, chunks: Sequence[bytes | memoryview], length: int, size: int) -> None:
+        self._make: Any = Fact if kind == "facts" else Event
+        self._chunks = chunks
+        self._decoded: list[list[T] | None] = [None] * len(chunks)
+        self._len = length
+        self._size = max(1, size)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def _chunk(self, c: int) -> list[T]:
+        got = self._decoded[c]
+        if got is None:
+            got = [self._make(*fields) for fields in _Strict(io.BytesIO(self._chunks[c])).load()]
+            self._decoded[c] = got  # two threads may decode one chunk: both get equal records
+        return got
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(self._len)[i]]
+        i = range(self._len)[i]  # a negative index counted from the end; IndexError out of range
+        return self._chunk(i // self._size)[i % self._size]
+
+    def __iter__(self) -> Iterator[T]:
+        for c in range(len(self._chunks)):
+            yield from self._chunk(c)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # held by a snapshot grown from this one: saved as a list
+        return (list, (list(self),))
+
+
+def pack_records(records: Sequence[Fact | Event]) -> bytes:
+    """A chunk of :class:`PackedRecords`: the records' fields as tuples of strings."""
+    return pickle.dumps([_fields(r) for r in records], protocol=5)
+
+
+def _fields(record: Fact | Event) -> tuple[Any, ...]:
+    if isinstance(record, Fact):
+        return (record.id, record.context_id, record.text, record.source)
+    return (record.id, record.text, tuple(record.fact_ids), record.source)
+
+
+class _Strict(pickle.Unpickler):
+    """Admits no class at all: the records' chunks are tuples of strings."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"a snapshot chunk names {module}.{name}")
 
 
 # -- in a snapshot file -------------------------------------------------------------------------------------

@@ -29,15 +29,15 @@ import os
 import pickle
 import secrets
 import struct
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Generic, TypeVar, overload
+from typing import Any
 
 import numpy as np
 
 from anchormem import __version__
-from anchormem.model import Event, Fact, Scope
+from anchormem.model import Scope
 from anchormem.query import packed as packing
 from anchormem.query.rows import Blocks
 from anchormem.query.snapshot import ScopeSnapshot
@@ -62,60 +62,12 @@ _DERIVED = (
     "event_row",
 )
 
-T = TypeVar("T")
-
-
-class PackedRecords(Sequence[T], Generic[T]):
-    """Facts or events read from a snapshot file, decoded a chunk of :data:`CHUNK` at a time on first use."""
-
-    def __init__(self, kind: str, chunks: Sequence[bytes | memoryview], length: int) -> None:
-        self._make: Any = Fact if kind == "facts" else Event
-        self._chunks = chunks
-        self._decoded: list[list[T] | None] = [None] * len(chunks)
-        self._len = length
-
-    def __len__(self) -> int:
-        return self._len
-
-    def _chunk(self, c: int) -> list[T]:
-        got = self._decoded[c]
-        if got is None:
-            got = [self._make(*fields) for fields in _Strict(io.BytesIO(self._chunks[c])).load()]
-            self._decoded[c] = got  # two threads may decode one chunk: both get equal records
-        return got
-
-    @overload
-    def __getitem__(self, i: int) -> T: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[T]: ...
-    def __getitem__(self, i: int | slice) -> T | list[T]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(self._len)[i]]
-        if i < 0:
-            i += self._len
-        if not 0 <= i < self._len:
-            raise IndexError(i)
-        return self._chunk(i // CHUNK)[i % CHUNK]
-
-    def __iter__(self) -> Iterator[T]:
-        for c in range(len(self._chunks)):
-            yield from self._chunk(c)
-
-    def __reduce__(self) -> tuple[Any, ...]:  # held by a snapshot grown from this one: saved as a list
-        return (list, (list(self),))
-
-
-def _fields(record: Fact | Event) -> tuple[Any, ...]:
-    if isinstance(record, Fact):
-        return (record.id, record.context_id, record.text, record.source)
-    return (record.id, record.text, tuple(record.fact_ids), record.source)
-
-
 # -- reading safely -------------------------------------------------------------------------------------------
 
 # numpy arrays come back through ``_frombuffer`` only, over bytes the file holds (no ``ndarray`` or ``_reconstruct``:
 # a pickle could call them with any shape and make the reader allocate it)
 _NUMPY = frozenset({"_frombuffer", "dtype"})
+_NUMPY_MODULES = frozenset({"numpy", "numpy.core.numeric", "numpy._core.numeric"})
 _CLASSES = {
     "anchormem.model": {"Context", "Fact", "Event", "Scope"},
     "anchormem.query.lexical": {"BM25Index", "_Segment"},
@@ -123,18 +75,11 @@ _CLASSES = {
     "anchormem.query.snapshot": {"FactGroups", "EventFacts"},
     "anchormem.query.rows": {"Blocks"},
     "anchormem.query.shared_list": {"SharedList"},
-    "anchormem.query.packed": {"PackedMap", "PackedStrs"},
+    "anchormem.query.packed": {"PackedMap", "PackedStrs", "PackedRecords"},
     "anchormem.query.evolve": {"_Ids"},
     "builtins": {"frozenset", "set", "dict", "list", "tuple", "slice"},
     "collections": {"OrderedDict"},
 }
-
-
-class _Strict(pickle.Unpickler):
-    """Admits no class at all: the records' chunks are tuples of strings."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        raise pickle.UnpicklingError(f"a snapshot chunk names {module}.{name}")
 
 
 class _Snapshot(pickle.Unpickler):
@@ -146,9 +91,7 @@ class _Snapshot(pickle.Unpickler):
         self._packed = packed
 
     def find_class(self, module: str, name: str) -> Any:
-        numpy_ok = module in ("numpy", "numpy.core.multiarray", "numpy._core.multiarray", "numpy.core.numeric")
-        numpy_ok = numpy_ok or module == "numpy._core.numeric"
-        if (numpy_ok and name in _NUMPY) or name in _CLASSES.get(module, ()):
+        if (module in _NUMPY_MODULES and name in _NUMPY) or name in _CLASSES.get(module, ()):
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"a snapshot file names {module}.{name}")
 
@@ -276,11 +219,8 @@ def save(snap: ScopeSnapshot, target: Path, file_stamp: dict[str, Any]) -> None:
             segments["state"] = _write(out, buffer.getvalue())
             segments["packed"] = [_write(out, p) for p in writer.packed]
             for kind, records in (("facts", snap.facts), ("events", snap.events)):
-                chunks = [
-                    pickle.dumps([_fields(r) for r in records[i : i + CHUNK]], protocol=5)
-                    for i in range(0, len(records), CHUNK)
-                ]
-                segments[kind] = {"length": len(records), "chunks": [_write(out, c) for c in chunks]}
+                chunks = [packing.pack_records(records[i : i + CHUNK]) for i in range(0, len(records), CHUNK)]
+                segments[kind] = {"length": len(records), "size": CHUNK, "chunks": [_write(out, c) for c in chunks]}
             for kind, matrix in (("fact_vectors", fact_vectors), ("event_vectors", event_vectors)):
                 segments[kind] = {"at": _write(out, matrix.tobytes())[0], "shape": list(matrix.shape)}
             header = json.dumps({"stamp": file_stamp, "segments": segments}).encode()
@@ -336,7 +276,7 @@ def load(
             for kind in ("facts", "events"):
                 part = segments[kind]
                 chunks = [_view(mapped, at, n) for at, n in part["chunks"]]
-                external[kind] = PackedRecords(kind, chunks, int(part["length"]))
+                external[kind] = packing.PackedRecords(kind, chunks, int(part["length"]), int(part["size"]))
             for kind in ("fact_vectors", "event_vectors"):
                 shape = tuple(int(x) for x in segments[kind]["shape"])
                 at = int(segments[kind]["at"])

@@ -54,7 +54,7 @@ class SnapshotFiles:
         if token is None:
             return None
         migrations = len(getattr(getattr(store, "dialect", None), "migrations", ()))
-        nonce = self._nonce(scope, version, create)
+        nonce = self._nonce(scope, version, create=True) if create else None  # a reader checks the file's own
         return snapshot_file.stamp(scope, version, nonce, token, self._parts.settings.chunking.chat_chars, migrations)
 
     def _nonce(self, scope: Scope, version: int, create: bool = False) -> str | None:

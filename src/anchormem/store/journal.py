@@ -32,8 +32,8 @@ def _empty() -> Matrix:
 class Change:
     """The rows one write added to or removed from a scope (records in insertion order, vectors row by row).
     ``unknown``: the write did something this record cannot say; the scope must be loaded again. ``forgets``:
-    the write removed or rewrote messages (a delete or an update); another process that holds the scope loads it
-    again rather than apply it (``store.sql.changelog``)."""
+    the write removed or rewrote messages (a delete or an update); a snapshot is loaded again rather than grown
+    by it, from this journal or from the store's log (``store.sql.changelog``)."""
 
     contexts: tuple[Context, ...] = ()
     facts: tuple[Fact, ...] = ()
@@ -94,11 +94,12 @@ class Journal:
 
     def since(self, scope: Scope, version: int, until: int) -> list[Change] | None:
         """The changes of versions ``version + 1`` to ``until``, in order; None unless every one of them is
-        known."""
+        known and none forgot messages (a snapshot grown by a forget would keep the forgotten words in its
+        lexical vocabulary: the scope is loaded again)."""
         with self._lock:
             entries = list(self._entries.get(scope, ()))
         wanted = {v: c for v, c in entries if version < v <= until}
-        if len(wanted) != until - version or any(c.unknown for c in wanted.values()):
+        if len(wanted) != until - version or any(c.unknown or c.forgets for c in wanted.values()):
             return None
         return [wanted[v] for v in range(version + 1, until + 1)]
 

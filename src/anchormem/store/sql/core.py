@@ -25,7 +25,7 @@ from anchormem.errors import StoreError
 from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
 from anchormem.store.journal import Change
 from anchormem.store.protocol import Counts, Extraction, ExtractionState, Matrix, SavedRequest
-from anchormem.store.sql import changelog, codec, integrity, reads
+from anchormem.store.sql import catchup, changelog, codec, integrity, reads
 from anchormem.store.sql import lifecycle as life
 from anchormem.store.sql import requests as saved
 from anchormem.store.sql.base import SQLBase
@@ -108,58 +108,17 @@ class SQLStore(SQLBase):
         return int(rows[0][0]) if rows else 0
 
     def changes_since(self, scope: Scope, version: int, until: int) -> list[Change] | None:
-        """What versions ``version + 1`` to ``until`` of ``scope`` added and removed, as changes to apply to a
-        snapshot of ``version``, read from the store's log (:mod:`anchormem.store.sql.changelog`); None unless
-        each of them is logged and none forgot messages. Rows added and removed again within the versions are
-        left out."""
-        logged = changelog.read(self._q, _sk(scope), version, until)
-        if logged is None:
-            return None
-        kinds = ("contexts", "facts", "events")
-        want = [{i for a in logged for i in getattr(a, kind)} for kind in kinds]
-        contexts = {c.id: c for c in self.contexts(scope, ids=sorted(want[0]))} if want[0] else {}
-        facts = self._by_id("id, context_id, text, source, vector", "facts", scope, want[1])
-        events = self._by_id(f"{codec.EVENT_COLUMNS}, vector", "events", scope, want[2])
-        removed = [{i for a in logged for i in getattr(a, f"removed_{kind}")} for kind in kinds]
-        found: list[set[str]] = [set(contexts), set(facts), set(events)]
-        for wanted, held, gone in zip(want, found, removed, strict=True):
-            if not (wanted - held) <= gone:
-                return None  # removed by a write after ``until``: the next search catches up with that
-        out = []
-        for a in logged:
-            fact_rows = [facts[i] for i in a.facts if i in facts]
-            event_rows = [events[i] for i in a.events if i in events]
-            out.append(
-                Change(
-                    contexts=tuple(contexts[i] for i in a.contexts if i in contexts),
-                    facts=tuple(Fact(*r[:4]) for r in fact_rows),
-                    fact_vectors=self._matrix([r[4] for r in fact_rows]),
-                    events=tuple(codec.events(event_rows)),
-                    event_vectors=self._matrix([r[4] for r in event_rows]),
-                    removed_contexts=a.removed_contexts,
-                    removed_facts=a.removed_facts,
-                    removed_events=a.removed_events,
-                )
-            )
-        return out
+        """What versions ``version + 1`` to ``until`` of ``scope`` added and removed, from the store's log (see
+        :func:`anchormem.store.sql.catchup.changes_since`); None unless all are logged and none forgot messages."""
+        return catchup.changes_since(self, scope, version, until)
 
     def version_nonce(self, scope: Scope, version: int, create: bool = False) -> str | None:
-        """The random nonce the store's log holds for ``version`` of ``scope`` (None: not logged, or let go): a
-        snapshot file names its version by it, so a file never matches other content of the same number. With
-        ``create``, a current version the log never recorded (written before the log existed) is logged now, as
-        unknown (nothing is known of what it added), and gets its nonce."""
-        found = changelog.nonce(self._q, _sk(scope), version)
-        if found is not None or not create:
-            return found
-        with self._tx(scope=scope) as cur:
-            row = cur.execute(f"SELECT version FROM scopes WHERE {_SCOPE}", _sk(scope)).fetchone()
-            if row is None or int(row[0]) != version:
-                return None
-            insert = f"changes ({_SCOPE_COLS}, version, entry) VALUES (?, ?, ?, ?, ?)"
-            cur.execute(self.dialect.insert(insert), (*_sk(scope), version, changelog.entry(Change(unknown=True))))
-        return changelog.nonce(self._q, _sk(scope), version)
+        """The random nonce the store's log holds for ``version`` of ``scope`` (see
+        :func:`anchormem.store.sql.catchup.version_nonce`)."""
+        return catchup.version_nonce(self, scope, version, create)
 
-    def _by_id(self, columns: str, table: str, scope: Scope, ids: set[str]) -> dict[str, tuple[Any, ...]]:
+    def rows_by_id(self, columns: str, table: str, scope: Scope, ids: set[str]) -> dict[str, tuple[Any, ...]]:
+        """``columns`` (the first one the id) of the scope's rows of ``table`` with these ids, by id."""
         if not ids:
             return {}
         cond, params = reads.where(self.dialect, _sk(scope), ids=sorted(ids))
