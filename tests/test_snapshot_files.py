@@ -277,3 +277,19 @@ def test_a_store_written_before_the_log_gets_its_file(tmp_path: Path) -> None:
         expected = _view(memory)  # a whole load; its file names the version by a nonce logged now
     with _memory(store) as memory:
         assert _view(memory) == expected and memory._snapshots.files.read == 1
+
+
+def test_a_file_cannot_make_the_reader_allocate_by_a_number() -> None:
+    """The classes a snapshot file may name take arrays, not sizes: a pickle calling ``FactGroups`` with the old
+    ``(segments, n_contexts)`` arguments and a huge count is an error, not an allocation of that many rows."""
+    crafted = pickle.dumps(_Huge())
+    with pytest.raises(TypeError):
+        snapshot_file._Snapshot(crafted, {}, []).load()
+
+
+class _Huge:
+    def __reduce__(self) -> tuple[Any, ...]:
+        from anchormem.query.snapshot import FactGroups
+
+        rows = list(range(3))
+        return (FactGroups, ((rows, rows, rows), 10**10))

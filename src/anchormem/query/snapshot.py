@@ -37,13 +37,21 @@ class FactGroups(Sequence[list[int]]):
     """Fact rows of each context (``snapshot.context_facts[row]``), read from ``fact_segments``: no list per
     context is built until one is asked for."""
 
-    def __init__(self, segments: tuple[IntArray, IntArray, IntArray], n_contexts: int) -> None:
-        order, starts, rows = segments
+    def __init__(self, order: IntArray, start: IntArray, end: IntArray) -> None:
+        # arrays only: a snapshot file may call this constructor, and must not make it allocate by a number
         self._order = order
-        self._start = np.zeros(n_contexts, dtype=np.int64)
-        self._end = np.zeros(n_contexts, dtype=np.int64)
-        self._start[rows] = starts
-        self._end[rows] = np.r_[starts[1:], order.size] if starts.size else starts
+        self._start = start
+        self._end = end
+
+    @classmethod
+    def of(cls, segments: tuple[IntArray, IntArray, IntArray], n_contexts: int) -> FactGroups:
+        """The groups of ``n_contexts`` contexts from :attr:`ScopeSnapshot.fact_segments`."""
+        order, starts, rows = segments
+        start = np.zeros(n_contexts, dtype=np.int64)
+        end = np.zeros(n_contexts, dtype=np.int64)
+        start[rows] = starts
+        end[rows] = np.r_[starts[1:], order.size] if starts.size else starts
+        return cls(order, start, end)
 
     def __len__(self) -> int:
         return len(self._start)
@@ -225,7 +233,7 @@ class ScopeSnapshot:
     @cached_property
     def context_facts(self) -> FactGroups:
         """Fact rows of each context, in fact order."""
-        return FactGroups(self.fact_segments, len(self.contexts))
+        return FactGroups.of(self.fact_segments, len(self.contexts))
 
     @cached_property
     def fact_segments(self) -> tuple[IntArray, IntArray, IntArray]:
