@@ -5,25 +5,19 @@ loses nothing already done: turns and contexts are stored first; a context is
 marked done in the same transaction that stores its facts; a re-run continues with
 the contexts still pending or failed and with the events not yet written.
 
-Growth is incremental: only the windows of the sessions touched (or left without
-windows by a crash or a delete) are re-cut, a window that a session's new turns
-replaced is superseded (deleted with its facts and events), facts are extracted only
-for contexts not yet done, and clusters form only around the facts not yet linked
-(new facts, and facts whose event was deleted); their neighbours may be any fact.
-
-An add asks the store only about what it touches: the touched sessions' turns and windows,
-the contexts still to extract (those it cut are passed on, not read again), the turns they
-hold, the events its clusters would make. Sessions left without windows are looked for in
-every turn only by a rebuild (which a delete and an update run) and by an add that finds the
-scope's last turn in no window: an add stopped between storing its turns and their windows
-leaves exactly that, so the next add of any session finishes it.
+Growth is incremental: only the windows of the sessions touched are re-cut
+(:mod:`anchormem.ingest.windows`), facts are extracted only for contexts not yet done,
+and clusters form only around the facts not yet linked (new facts, and facts whose event
+was deleted); their neighbours may be any fact. An add asks the store only about what it
+touches: the touched sessions' turns and windows, the contexts still to extract (those it
+cut are passed on, not read again), the turns they hold, the events its clusters would make.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
@@ -31,13 +25,13 @@ import numpy as np
 from anchormem.config import ChunkSettings, GraphSettings
 from anchormem.embed.protocol import Embedder
 from anchormem.errors import LLMError, LLMUnavailableError
-from anchormem.ingest.chunk import chunk_session
 from anchormem.ingest.extract import extract_offline, extract_with_llm, make_facts
 from anchormem.ingest.grounding import ground
 from anchormem.ingest.integrate import attach_events, extractive_event, integrate_with_llm, mean_vectors
 from anchormem.ingest.link import Cluster, LinkFacts, build_clusters
 from anchormem.ingest.parallel import tolerant
 from anchormem.ingest.precomputed import Precomputed
+from anchormem.ingest.windows import Known, placed, rechunk
 from anchormem.llm.protocol import LLM
 from anchormem.model import Context, Event, Fact, FactSource, IngestReport, Scope, Turn
 from anchormem.store.protocol import Extraction, Store
@@ -55,14 +49,6 @@ EMBED_BATCH = 512
 
 def _no_progress(stage: str, done: int, total: int) -> None:
     return None
-
-
-@dataclass
-class _Known:
-    """Rows one run has read or cut already, by id, passed on to its next steps instead of read again."""
-
-    turns: dict[str, Turn]
-    contexts: dict[str, Context] = field(default_factory=dict)
 
 
 @dataclass
@@ -88,13 +74,13 @@ class IngestPipeline:
         started = time.perf_counter()
         report = IngestReport()
         try:
-            last = self.store.last_turn(scope)  # read before this add's turns (see _read_sessions)
-            new, held = self._placed(scope, turns)
+            last = self.store.last_turn(scope)  # read before this add's turns (see ingest.windows)
+            new, held = placed(self.store, scope, turns)
             added = self.store.add_turns(scope, new)
             report.turns_added = len(added)
             for t in added:  # the sessions' stored turns now, in order (the store appends)
                 held[t.session].append(t)
-            known = self._rechunk(scope, list(held), report, held, last)
+            known = rechunk(self.store, scope, list(held), report, self.chunking, held, last)
             self._extract(scope, pre, report, known)
             self._link(scope, pre, report)
         finally:
@@ -107,7 +93,7 @@ class IngestPipeline:
         started = time.perf_counter()
         report = IngestReport()
         try:
-            known = self._rechunk(scope, sessions, report)
+            known = rechunk(self.store, scope, sessions, report, self.chunking)
             self._extract(scope, None, report, known)
             self._link(scope, None, report)
         finally:
@@ -116,95 +102,7 @@ class IngestPipeline:
 
     # -- steps -------------------------------------------------------------------------------------------
 
-    def _placed(self, scope: Scope, turns: Sequence[Turn]) -> tuple[list[Turn], dict[str, list[Turn]]]:
-        """``turns`` without those already stored, and the stored turns of their sessions (read here); new
-        turns of a session that holds turns are placed after them (positions continue after the highest
-        stored one, in the order given)."""
-        by_session: dict[str, list[Turn]] = {}
-        for t in turns:
-            by_session.setdefault(t.session, []).append(t)
-        out: list[Turn] = []
-        stored: dict[str, list[Turn]] = {}
-        for session, given in by_session.items():
-            held = stored[session] = self.store.turns(scope, session)
-            ids = {t.id for t in held}
-            new = [t for t in given if t.id not in ids]
-            if held:
-                start = max(t.position for t in held) + 1
-                new = [replace(t, position=start + i) for i, t in enumerate(new)]
-            out.extend(new)
-        return out, stored
-
-    def _rechunk(
-        self,
-        scope: Scope,
-        sessions: Sequence[str],
-        report: IngestReport,
-        held: dict[str, list[Turn]] | None = None,
-        last: Turn | None = None,
-    ) -> _Known:
-        """Cut the given sessions (and any whose turns no window covers) into windows; store the new
-        ones, then supersede the stored windows of those sessions that the new cut no longer has.
-
-        ``held``: the sessions' stored turns, as an add read and wrote them (``last``: the scope's last turn
-        before the add); only those sessions' windows are read, unless an earlier run stopped before cutting
-        its turns (see :meth:`_read_sessions`). Without ``held`` (a rebuild) every turn and window is read.
-        Returns the rows read and cut, for the next steps."""
-        read = self._read_sessions(scope, held, last) if held is not None else None
-        turns, stored = read if read is not None else self._read_all(scope, sessions)
-        known = _Known({t.id: t for ts in turns.values() for t in ts})
-        if not turns:
-            return known
-        fresh: list[Context] = []
-        for session_turns in turns.values():
-            fresh.extend(chunk_session(scope, session_turns, self.chunking))
-        report.contexts_added += len(self.store.add_contexts(scope, fresh))
-        known.contexts.update((c.id, c) for c in fresh)
-        stale = [c.id for windows in stored.values() for c in windows if c.id not in known.contexts]
-        if stale:  # the store deletes their facts and the events on those with them
-            report.contexts_superseded += self.store.delete_records(scope, context_ids=stale)["contexts"]
-        return known
-
-    def _read_sessions(
-        self, scope: Scope, held: dict[str, list[Turn]], last: Turn | None
-    ) -> tuple[dict[str, list[Turn]], dict[str, list[Context]]] | None:
-        """The turns and stored windows of the sessions an add touched, or None when the scope's last turn
-        before the add is in no window: an earlier add stopped between storing its turns and their windows
-        (its turns are the last stored), so every session is checked (:meth:`_read_all`)."""
-        stored = {session: self.store.contexts(scope, session=session) for session in held}
-        if last is not None:
-            windows = stored.get(last.session)
-            if windows is None:
-                windows = self.store.contexts(scope, session=last.session)
-            if not any(last.id in c.turn_ids for c in windows):
-                return None
-        turns: dict[str, list[Turn]] = {}
-        for session, session_turns in held.items():
-            ids = {t.id for t in session_turns}
-            if any(tid not in ids for c in stored[session] for tid in c.turn_ids):
-                session_turns = self.store.turns(scope, session)  # another process added to it meanwhile
-            turns[session] = session_turns
-        return turns, stored
-
-    def _read_all(
-        self, scope: Scope, sessions: Sequence[str]
-    ) -> tuple[dict[str, list[Turn]], dict[str, list[Context]]]:
-        """The turns and stored windows of ``sessions`` and of every session whose turns no window covers."""
-        every = self.store.turns(scope)
-        windows = self.store.contexts(scope)
-        covered = {tid for c in windows for tid in c.turn_ids}
-        todo = dict.fromkeys([*sessions, *(t.session for t in every if t.id not in covered)])
-        turns: dict[str, list[Turn]] = {session: [] for session in todo}
-        for t in every:
-            if t.session in turns:
-                turns[t.session].append(t)
-        stored: dict[str, list[Context]] = {session: [] for session in todo}
-        for c in windows:
-            if c.session in stored:
-                stored[c.session].append(c)
-        return turns, stored
-
-    def _extract(self, scope: Scope, pre: Precomputed | None, report: IngestReport, known: _Known) -> None:
+    def _extract(self, scope: Scope, pre: Precomputed | None, report: IngestReport, known: Known) -> None:
         states = self.store.extraction_states(scope, status=("pending", "failed"))
         if not states:
             return
@@ -229,7 +127,7 @@ class IngestPipeline:
                 now = self.store.extraction_states(scope, sorted(failed_before), status=("done",))
                 report.extractions_recovered += len(now)
 
-    def _turns_of(self, scope: Scope, contexts: Sequence[Context], known: _Known) -> dict[str, Turn]:
+    def _turns_of(self, scope: Scope, contexts: Sequence[Context], known: Known) -> dict[str, Turn]:
         """The turns the contexts hold, by id: those already read, and the others read now."""
         wanted = dict.fromkeys(tid for c in contexts for tid in c.turn_ids)
         missing = [tid for tid in wanted if tid not in known.turns]
