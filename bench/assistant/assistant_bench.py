@@ -32,7 +32,7 @@ import json
 import re
 import tempfile
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -116,13 +116,17 @@ class MessageBaseline:
         self.vectors = memory.embedder.embed(self.texts)
         self.bm25 = BM25Index(self.texts)
 
-    def retrieve(self, question: str, budget: int) -> set[str]:
+    def rankings(self, question: str) -> tuple[list[int], list[int], list[int]]:
+        """Message rows best first: by MiniLM, by BM25, and the two fused by reciprocal rank."""
         q = self.memory.embedder.embed([question])[0]
         dense = [int(i) for i in np.argsort(-(self.vectors @ q), kind="stable")]
         lexical = [row for row, _ in self.bm25.top(question, len(self.ids))]
+        return dense, lexical, order_by_score(rrf([(dense, 1.0), (lexical, 1.0)]))
+
+    def retrieve(self, question: str, budget: int) -> set[str]:
         ids: set[str] = set()
         used = 0
-        for row in order_by_score(rrf([(dense, 1.0), (lexical, 1.0)])):
+        for row in self.rankings(question)[2]:
             if used + self.sizes[row] > budget:
                 continue  # a smaller message may still fit
             used += self.sizes[row]
@@ -139,6 +143,39 @@ def evaluate(
 ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     rows: list[dict[str, Any]] = []
     sizes: dict[str, list[float]] = defaultdict(list)
+    for memory, user, sample, baseline in loaded(paths, speakers):
+        for qa in sample["qa"]:
+            question = qa.get("question_named", qa["question"]) if speakers == "named" else qa["question"]
+            gold = set(qa["evidence"])
+            kind = kind_of(qa)
+            row: dict[str, Any] = {"sample": user, "kind": kind, "question": question}
+            for budget in BUDGETS:
+                row[f"message@{budget}"] = recall(gold, baseline.retrieve(question, budget))
+            for variant in variants:
+                wide = memory.search(question, user_id=user, max_contexts=40, variant=variant)
+                for budget in BUDGETS:
+                    row[f"{variant}@{budget}"] = recall(gold, budget_prefix(wide, budget))
+                result = memory.search(question, user_id=user, variant=variant)
+                sizes[variant].append(sum(len(h.context.text) for h in result.contexts))
+                hits = list(result.contexts)
+                first3 = hits[:3]
+                holders = [h for h in first3 if gold & set(h.context.turn_ids)]
+                row[f"{variant}:rank1"] = bool(hits) and bool(gold & set(hits[0].context.turn_ids))
+                row[f"{variant}:top3"] = bool(holders)
+                row[f"{variant}:all3"] = gold <= {t for h in first3 for t in h.context.turn_ids}
+                row[f"{variant}:latest"] = any(h.latest is True for h in holders)
+                row[f"{variant}:misleading"] = kind in ("stable", "current") and any(h.latest is False for h in holders)
+                row[f"{variant}:prompt4k"] = gold <= prompt_turns(result, 4000)
+                if verbose and variant == variants[0] and not row[f"{variant}:all3"]:
+                    print(f"  miss [{kind}] {user}: {question} gold={sorted(gold)}")
+                    for h in first3:
+                        print(f"     {h.rank} {h.score:.3f} {h.latest} {h.context.turn_ids}")
+            rows.append(row)
+    return rows, {v: float(np.mean(s)) if s else 0.0 for v, s in sizes.items()}
+
+
+def loaded(paths: Sequence[str], speakers: str) -> Iterator[tuple[Memory, str, dict[str, Any], MessageBaseline]]:
+    """Each chat added to one fresh memory (its ``sample_id`` as the user), with its message-level baseline."""
     with tempfile.TemporaryDirectory() as tmp:
         memory = Memory(Settings(store=str(Path(tmp) / "m.db")))
         try:
@@ -147,39 +184,9 @@ def evaluate(
                     user = sample["sample_id"]
                     msgs = messages(sample, speakers)
                     memory.add(msgs, user_id=user)
-                    baseline = MessageBaseline(memory, msgs)
-                    for qa in sample["qa"]:
-                        question = qa.get("question_named", qa["question"]) if speakers == "named" else qa["question"]
-                        gold = set(qa["evidence"])
-                        kind = kind_of(qa)
-                        row: dict[str, Any] = {"sample": user, "kind": kind, "question": question}
-                        for budget in BUDGETS:
-                            row[f"message@{budget}"] = recall(gold, baseline.retrieve(question, budget))
-                        for variant in variants:
-                            wide = memory.search(question, user_id=user, max_contexts=40, variant=variant)
-                            for budget in BUDGETS:
-                                row[f"{variant}@{budget}"] = recall(gold, budget_prefix(wide, budget))
-                            result = memory.search(question, user_id=user, variant=variant)
-                            sizes[variant].append(sum(len(h.context.text) for h in result.contexts))
-                            hits = list(result.contexts)
-                            first3 = hits[:3]
-                            holders = [h for h in first3 if gold & set(h.context.turn_ids)]
-                            row[f"{variant}:rank1"] = bool(hits) and bool(gold & set(hits[0].context.turn_ids))
-                            row[f"{variant}:top3"] = bool(holders)
-                            row[f"{variant}:all3"] = gold <= {t for h in first3 for t in h.context.turn_ids}
-                            row[f"{variant}:latest"] = any(h.latest is True for h in holders)
-                            row[f"{variant}:misleading"] = kind in ("stable", "current") and any(
-                                h.latest is False for h in holders
-                            )
-                            row[f"{variant}:prompt4k"] = gold <= prompt_turns(result, 4000)
-                            if verbose and variant == variants[0] and not row[f"{variant}:all3"]:
-                                print(f"  miss [{kind}] {user}: {question} gold={sorted(gold)}")
-                                for h in first3:
-                                    print(f"     {h.rank} {h.score:.3f} {h.latest} {h.context.turn_ids}")
-                        rows.append(row)
+                    yield memory, user, sample, MessageBaseline(memory, msgs)
         finally:
             memory.close()
-    return rows, {v: float(np.mean(s)) if s else 0.0 for v, s in sizes.items()}
 
 
 def report(rows: list[dict[str, Any]], variants: Sequence[str], chars: dict[str, float]) -> str:

@@ -20,16 +20,10 @@ Messages are sent as ``role``/``content`` (``--speakers named``: the user's name
 from __future__ import annotations
 
 import argparse
-import json
-import tempfile
 from dataclasses import replace
-from pathlib import Path
 
-import numpy as np
-from assistant_bench import MessageBaseline, kind_of, messages
+from assistant_bench import kind_of, loaded
 
-from anchormem import Memory, Settings
-from anchormem.query.fuse import order_by_score, rrf
 from anchormem.query.recipes import Recipe, register_recipe
 
 SIGNALS = ("anchormem", "anchors", "lexical", "bm25", "message-dense", "message-rrf")
@@ -42,36 +36,23 @@ def first_three(paths: list[str], kind: str, speakers: str) -> tuple[int, dict[s
     recipes = {"anchormem": "anchormem", "anchors": "ceiling-anchors", "lexical": "ceiling-lexical", "bm25": "bm25"}
     tally = dict.fromkeys((*SIGNALS, "any"), 0)
     asked = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        memory = Memory(Settings(store=str(Path(tmp) / "m.db")))
-        try:
-            for path in paths:
-                for sample in json.loads(Path(path).read_text(encoding="utf-8")):
-                    user = sample["sample_id"]
-                    msgs = messages(sample, speakers)
-                    memory.add(msgs, user_id=user)
-                    base = MessageBaseline(memory, msgs)
-                    for qa in sample["qa"]:
-                        if kind_of(qa) != kind:
-                            continue
-                        asked += 1
-                        question = qa.get("question_named", qa["question"]) if speakers == "named" else qa["question"]
-                        gold = set(qa["evidence"])
-                        found: dict[str, bool] = {}
-                        for name, recipe in recipes.items():
-                            hits = memory.search(question, user_id=user, variant=recipe).contexts[:3]
-                            found[name] = any(gold & set(h.context.turn_ids) for h in hits)
-                        q = memory.embedder.embed([question])[0]
-                        dense = [int(i) for i in np.argsort(-(base.vectors @ q), kind="stable")]
-                        lexical = [row for row, _ in base.bm25.top(question, len(base.ids))]
-                        fused = order_by_score(rrf([(dense, 1.0), (lexical, 1.0)]))
-                        found["message-dense"] = any(base.ids[i] in gold for i in dense[:3])
-                        found["message-rrf"] = any(base.ids[i] in gold for i in fused[:3])
-                        found["any"] = any(found.values())
-                        for name, hit in found.items():
-                            tally[name] += hit
-        finally:
-            memory.close()
+    for memory, user, sample, base in loaded(paths, speakers):
+        for qa in sample["qa"]:
+            if kind_of(qa) != kind:
+                continue
+            asked += 1
+            question = qa.get("question_named", qa["question"]) if speakers == "named" else qa["question"]
+            gold = set(qa["evidence"])
+            found: dict[str, bool] = {}
+            for name, recipe in recipes.items():
+                hits = memory.search(question, user_id=user, variant=recipe).contexts[:3]
+                found[name] = any(gold & set(h.context.turn_ids) for h in hits)
+            dense, _, fused = base.rankings(question)
+            found["message-dense"] = any(base.ids[i] in gold for i in dense[:3])
+            found["message-rrf"] = any(base.ids[i] in gold for i in fused[:3])
+            found["any"] = any(found.values())
+            for name, hit in found.items():
+                tally[name] += hit
     return asked, tally
 
 
