@@ -70,6 +70,7 @@ POSTGRES = Dialect(
     migrations=PG_MIGRATIONS,
     migration_lock=f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})",
     scope_lock="SELECT pg_advisory_xact_lock(CAST(? AS BIGINT))",
+    analyze="ANALYZE {table}",
 )
 SCRUBBED_TABLES = ("turns", "contexts", "facts", "events", "event_facts", "usage")  # rows a delete removes
 

@@ -60,6 +60,7 @@ SQLITE = Dialect(
     migrations=SQLITE_MIGRATIONS,
     migration_lock=None,  # BEGIN IMMEDIATE serialises migrating processes
     scope_lock=None,  # BEGIN IMMEDIATE serialises every write transaction of the file, across processes
+    analyze=None,  # an update by id matches every column of the primary key, which SQLite prefers without statistics
 )
 
 

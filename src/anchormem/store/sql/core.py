@@ -156,6 +156,7 @@ class SQLStore(SQLBase):
             for item in keep(cur, items) if keep else items:
                 if cur.execute(self.dialect.insert(into), (*_sk(scope), *row(item, now))).rowcount:
                     added.append(item)
+            self._grew(cur, into.split(maxsplit=1)[0], len(added))
             if added:
                 self._bump(cur, scope, change(added) if change else None)
         return added
@@ -221,6 +222,7 @@ class SQLStore(SQLBase):
                 ),
                 rows,
             )
+            self._grew(cur, "facts", added)
             cur.executemany(
                 "UPDATE contexts SET status = 'done', error = NULL, attempts = attempts + 1, ungrounded = ? "
                 f"WHERE {_SCOPE} AND id = ?",
@@ -277,6 +279,8 @@ class SQLStore(SQLBase):
                     d.insert(f"event_facts ({_SCOPE_COLS}, event_id, fact_id) VALUES (?,?,?,?,?)"),
                     [(*sk, ev.id, fid) for fid in ev.fact_ids],
                 )
+            self._grew(cur, "events", len(stored))
+            self._grew(cur, "event_facts", sum(len(e.fact_ids) for e, _ in stored))
             if stored:
                 matrix = np.asarray([v for _, v in stored], dtype=np.float32).reshape(len(stored), -1)
                 self._bump(cur, scope, Change(events=tuple(e for e, _ in stored), event_vectors=matrix))

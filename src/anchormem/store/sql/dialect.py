@@ -63,6 +63,9 @@ class Dialect:
     # a statement taking one parameter (a signed 64-bit key of a scope) that serialises the write transactions of
     # that scope across processes until the transaction ends (None: every write transaction is already serial)
     scope_lock: str | None
+    # a statement refreshing the planner's statistics of table "{table}" (None: the planner needs none): run after a
+    # write adds many rows, so the statements that follow in its transaction use the primary key (``SQLStore._grew``)
+    analyze: str | None
 
     def sql(self, text: str) -> str:
         return with_placeholder(text, self.placeholder)
