@@ -403,16 +403,19 @@ def build_pg(pg: PgServer, cache_dir: Path, sizes: Sequence[int], rebuild: bool)
         if pg.exists(name) and not rebuild:
             continue
         pg.drop(name)
-        pg.sql(f"CREATE DATABASE {name}")
+        building = f"{name}_building"  # renamed when whole: a build stopped halfway is never taken as built
+        pg.drop(building)
+        pg.sql(f"CREATE DATABASE {building}")
         with tempfile.TemporaryDirectory(dir=cache_dir) as tmp:
             src = Path(tmp) / "export.db"
             copy_sqlite(cached_path(cache_dir, n), src)
             t0 = time.perf_counter()
-            with Memory(settings_for(str(src))) as old, Memory(settings_for(pg.url(name))) as new:
+            with Memory(settings_for(str(src))) as old, Memory(settings_for(pg.url(building))) as new:
                 records = list(old.export(user_id=USER))
                 t1 = time.perf_counter()
                 report = new.import_records(records)
             out[n] = time.perf_counter() - t0
+            pg.sql(f"ALTER DATABASE {building} RENAME TO {name}")
             log(
                 f"  build pg: {n:,} turns  export {t1 - t0:.1f} s  import {out[n] - (t1 - t0):.1f} s  "
                 f"({len(records):,} records; {report})"
