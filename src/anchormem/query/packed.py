@@ -124,7 +124,23 @@ class PackedMap(MutableMapping[str, Any]):
         del self.as_dict()[key]
 
 
-class PackedStrs(Sequence[str]):
+class _Indexed(Sequence[T]):
+    """A sequence that makes its items when asked: ``_item`` gets an index within range."""
+
+    def _item(self, i: int) -> T:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        if isinstance(i, slice):
+            return [self._item(j) for j in range(len(self))[i]]
+        return self._item(range(len(self))[i])  # a negative index counted from the end; IndexError out of range
+
+
+class PackedStrs(_Indexed[str]):
     """A list of strings kept as one joined text and their lengths."""
 
     def __init__(self, text: str, lengths: IntArray) -> None:
@@ -134,14 +150,7 @@ class PackedStrs(Sequence[str]):
     def __len__(self) -> int:
         return len(self._ends)
 
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-    def __getitem__(self, i: int | slice) -> str | list[str]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(len(self))[i]]
-        i = range(len(self))[i]  # a negative index counted from the end; IndexError out of range
+    def _item(self, i: int) -> str:
         return self._text[int(self._ends[i - 1]) if i else 0 : int(self._ends[i])]
 
     def __iter__(self) -> Iterator[str]:
@@ -149,7 +158,7 @@ class PackedStrs(Sequence[str]):
         return (self._text[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True))
 
 
-class PackedRecords(Sequence[T], Generic[T]):
+class PackedRecords(_Indexed[T], Generic[T]):
     """Facts or events read from a snapshot file, kept as the file's chunks of ``size`` records
     (:func:`pack_records`) and decoded a chunk at a time on first use."""
 
@@ -170,14 +179,7 @@ class PackedRecords(Sequence[T], Generic[T]):
             self._decoded[c] = got  # two threads may decode one chunk: both get equal records
         return got
 
-    @overload
-    def __getitem__(self, i: int) -> T: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[T]: ...
-    def __getitem__(self, i: int | slice) -> T | list[T]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(self._len)[i]]
-        i = range(self._len)[i]  # a negative index counted from the end; IndexError out of range
+    def _item(self, i: int) -> T:
         return self._chunk(i // self._size)[i % self._size]
 
     def __iter__(self) -> Iterator[T]:
