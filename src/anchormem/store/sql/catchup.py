@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from anchormem.model import Fact, Scope
 from anchormem.store.journal import Change
 from anchormem.store.sql import changelog, codec
-from anchormem.store.sql.keys import SCOPE, SCOPE_COLUMNS, sk
+from anchormem.store.sql.keys import SCOPE, sk
 
 if TYPE_CHECKING:
     from anchormem.store.sql.core import SQLStore
@@ -65,6 +65,5 @@ def version_nonce(store: SQLStore, scope: Scope, version: int, create: bool = Fa
         row = cur.execute(f"SELECT version FROM scopes WHERE {SCOPE}", key).fetchone()
         if row is None or int(row[0]) != version:
             return None
-        insert = f"changes ({SCOPE_COLUMNS}, version, entry) VALUES (?, ?, ?, ?, ?)"
-        cur.execute(store.dialect.insert(insert), (*key, version, changelog.entry(Change(unknown=True))))
+        cur.execute(store.dialect.insert(changelog.INTO), (*key, version, changelog.entry(Change(unknown=True))))
     return changelog.nonce(store._q, key, version)

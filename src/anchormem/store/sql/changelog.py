@@ -64,11 +64,12 @@ def entry(change: Change) -> str:
     )
 
 
+INTO = f"changes ({SCOPE_COLUMNS}, version, entry) VALUES (?, ?, ?, ?, ?)"  # one version's row: (*key, version, entry)
+
+
 def record(cur: Cursor, key: ScopeKey, version: int, change: Change) -> None:
     """Log ``change`` as the scope's ``version`` (inside the write's transaction), and let old versions go."""
-    cur.execute(
-        f"INSERT INTO changes ({SCOPE_COLUMNS}, version, entry) VALUES (?, ?, ?, ?, ?)", (*key, version, entry(change))
-    )
+    cur.execute(f"INSERT INTO {INTO}", (*key, version, entry(change)))
     cur.execute(f"DELETE FROM changes WHERE {SCOPE} AND version <= ?", (*key, version - KEPT))
 
 
