@@ -24,11 +24,10 @@ from anchormem._util.gcpause import paused_gc
 from anchormem.model import Scope
 from anchormem.parts import Parts
 from anchormem.query import ann
-from anchormem.query.evolve import evolve
+from anchormem.query.evolve import changes_since, evolve
 from anchormem.query.merge import merge_snapshots
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.snapshot_files import SnapshotFiles
-from anchormem.store.journal import Journal
 from anchormem.wire.scopes import covers, no_memory
 
 
@@ -82,11 +81,7 @@ class SnapshotCache:
             if cached and cached[0] == version:
                 return cached[1]
         if cached and self._floor.get(scope, 0) <= cached[0] < version:
-            journal: Journal | None = getattr(store, "journal", None)
-            changes = journal.since(scope, cached[0], version) if journal is not None else None
-            logged = getattr(store, "changes_since", None)
-            if changes is None and logged is not None:  # another process wrote: what did it add?
-                changes = logged(scope, cached[0], version)
+            changes = changes_since(store, scope, cached[0], version)
             if changes is not None:  # every write since only added rows, or was this process's: apply them
                 with self._lock:
                     growing = self._growing.setdefault(scope, threading.Lock())

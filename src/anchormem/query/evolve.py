@@ -22,14 +22,14 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from anchormem.model import Context, Event, Fact
+from anchormem.model import Context, Event, Fact, Scope
 from anchormem.query.neighbours import FactNeighbours
 from anchormem.query.rows import Blocks
 from anchormem.query.shared_list import SharedList
 from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.query.store_rows import lazy
 from anchormem.query.voice import anchor_speaker
-from anchormem.store.journal import Change
+from anchormem.store.journal import Change, Journal
 
 T = TypeVar("T")
 Rows = list[int]
@@ -99,6 +99,19 @@ def _remap(n: int, removed: Rows) -> npt.NDArray[np.int64]:
     out = np.full(n, -1, dtype=np.int64)
     out[keep] = np.arange(int(keep.sum()), dtype=np.int64)
     return out
+
+
+def changes_since(store: object, scope: Scope, version: int, until: int) -> list[Change] | None:
+    """What a snapshot of ``scope`` at ``version`` needs to reach ``until``: this process's own writes, from the
+    store's journal (:mod:`anchormem.store.journal`), else every process's, from the store's log of added and
+    removed ids (``SQLStore.changes_since``); None when neither holds them all, or one of them forgot messages (the
+    scope is then loaded whole)."""
+    journal: Journal | None = getattr(store, "journal", None)
+    changes = journal.since(scope, version, until) if journal is not None else None
+    logged = getattr(store, "changes_since", None)
+    if changes is None and logged is not None:  # another process wrote: what did it add and remove?
+        changes = logged(scope, version, until)
+    return changes
 
 
 def evolve(old: ScopeSnapshot, changes: Sequence[Change]) -> ScopeSnapshot:

@@ -3,8 +3,9 @@
 - Only for a SQLite store in a file, and only for scopes of at least ``RetrievalSettings.snapshot_files`` facts
   (None: never): below, a load from the store takes well under a second.
 - Read when the cache would load a scope whole from the store, if the file's stamp matches the store; a file of an
-  older version is brought up to date by the store's log of what each version since added, when they only added
-  (``anchormem.store.sql.changelog``; a process stopped without closing leaves such a file behind).
+  older version is brought up to date by the store's log of what each version since added and removed, when none
+  of them forgot messages (``anchormem.store.sql.changelog``; a process stopped without closing leaves such a file
+  behind).
 - Written after such a whole load (in a background thread, which the process waits for at exit, so a first search
   pays the load once and the next process does not), and by :meth:`SnapshotFiles.close` for every big scope this
   process holds at a newer version than its file (the adds of an agent loop, for the next process).
@@ -23,7 +24,7 @@ from pathlib import Path
 from anchormem.model import Scope
 from anchormem.parts import Parts
 from anchormem.query import snapshot_file
-from anchormem.query.evolve import evolve
+from anchormem.query.evolve import changes_since, evolve
 from anchormem.query.snapshot import ScopeSnapshot
 
 log = logging.getLogger(__name__)
@@ -63,8 +64,8 @@ class SnapshotFiles:
 
     def load(self, scope: Scope, version: int) -> ScopeSnapshot | None:
         """The scope's snapshot at ``version`` from its file, or None (no file, a stale one, or none kept). A file
-        of an older version is brought up to date by the store's log of what the versions since added
-        (:meth:`~anchormem.store.sql.core.SQLStore.changes_since`), if they only added rows."""
+        of an older version is brought up to date by the changes since (:func:`anchormem.query.evolve.changes_since`:
+        this process's journal, else the store's log), if none of them forgot messages."""
         where = self._where()
         if where is None:
             return None
@@ -80,10 +81,9 @@ class SnapshotFiles:
             return None
         at, snap = found
         if at < version:
-            logged = getattr(self._parts.store, "changes_since", None)
-            changes = logged(scope, at, version) if logged is not None else None
-            if changes is None:  # something was removed since (or the log let it go): the file is of no use
-                snapshot_file.discard(target, f"of version {at}, and the store's changes since are not all adds")
+            changes = changes_since(self._parts.store, scope, at, version)
+            if changes is None:  # messages were forgotten since (or the log let it go): the file is of no use
+                snapshot_file.discard(target, f"of version {at}, and the store's changes since cannot be applied")
                 return None
             snap = evolve(snap, changes)
         with self._lock:
