@@ -278,10 +278,9 @@ def load(
                 chunks = [_view(mapped, at, n) for at, n in part["chunks"]]
                 external[kind] = packing.PackedRecords(kind, chunks, int(part["length"]), int(part["size"]))
             for kind in ("fact_vectors", "event_vectors"):
-                shape = tuple(int(x) for x in segments[kind]["shape"])
-                at = int(segments[kind]["at"])
-                matrix = np.memmap(f, dtype=np.float32, mode="r", offset=at, shape=shape) if shape[0] else None
-                external[kind] = Blocks.of(matrix if matrix is not None else np.zeros(shape, np.float32))
+                rows, dim = (int(x) for x in segments[kind]["shape"])
+                data = _view(mapped, int(segments[kind]["at"]), rows * dim * 4)  # the same mapping as the records
+                external[kind] = Blocks.of(np.frombuffer(data, dtype=np.float32).reshape(rows, dim))
             packed = [_read(f, at, n) for at, n in segments["packed"]]
             state = _Snapshot(_read(f, *segments["state"]), external, packed).load()
     except (FileNotFoundError, MemoryError):  # MemoryError: this process is short, the file may be fine
