@@ -89,7 +89,8 @@ def iter_blocks(
                         speakers = "named"
                     if speakers not in makers:
                         user = f"{chat.sample_id}~{speakers}"
-                        memory.add(chat.to_memory(speakers), user_id=user)
+                        if any(system in ("default", "bm25") for system in systems):  # the searches need it
+                            memory.add(chat.to_memory(speakers), user_id=user)
                         named = speakers == "named" and chat.role_based
                         makers[speakers] = BlockMaker(memory, user, chat, whole_max=whole_max, named=named)
                     maker = makers[speakers]
