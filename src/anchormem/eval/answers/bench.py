@@ -14,6 +14,7 @@ Each call goes as far as the answers it has allow and says what waits.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from anchormem.eval.answers.tasks import iter_blocks, make_tasks, read_tasks, wr
 from anchormem.llm.batch import BatchLLM
 from anchormem.llm.cache import CachedLLM
 from anchormem.llm.openai_compat import OpenAICompatLLM
+from anchormem.llm.protocol import LLM
 
 __all__ = ["AnswersConfig", "Role", "prepare_tasks", "proxy_report", "run_answers"]
 
@@ -120,10 +122,12 @@ def _open(role: Role, out: Path, name: str) -> tuple[CachedLLM | BatchLLM, Batch
     return CachedLLM(OpenAICompatLLM(role.live), out / f"{name}-cache.sqlite"), None, notes
 
 
-def _step(role: Role, out: Path, name: str, work: object, config: AnswersConfig) -> tuple[Round, list[str]]:
+def _step(
+    role: Role, out: Path, name: str, work: Callable[[LLM], Round], config: AnswersConfig
+) -> tuple[Round, list[str]]:
     llm, batch, notes = _open(role, out, name)
     with llm:
-        done: Round = work(llm)  # type: ignore[operator]
+        done = work(llm)
         if batch is not None:  # the run's batch files always hold just what still waits
             for stale in (out / "batches").glob(f"{name}.part*.jsonl"):
                 stale.unlink()

@@ -7,7 +7,7 @@ The judge sees the question, the gold answer and the reader's answer: never the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -37,11 +37,11 @@ class Round:
         return not self.pending
 
 
-def _each(workers: int, items: Sequence[str], one: object) -> list[object]:
+def _each(workers: int, items: Sequence[str], one: Callable[[str], object]) -> list[object]:
     if workers <= 1:
-        return [one(i) for i in items]  # type: ignore[operator]
+        return [one(i) for i in items]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(one, items))  # type: ignore[arg-type]
+        return list(pool.map(one, items))
 
 
 def read_tasks_with(reader: LLM, tasks: Sequence[ReaderTask], *, workers: int = 1) -> Round:
