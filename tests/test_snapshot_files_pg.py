@@ -12,9 +12,9 @@ import pytest
 
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
+from anchormem.index import packed, snapshot_file
+from anchormem.index.snapshot_files import server_name
 from anchormem.memory import Memory
-from anchormem.query import packed, snapshot_file
-from anchormem.query.snapshot_files import server_name
 from tests.pg_server import PgServer
 
 USER = "ana"
