@@ -155,6 +155,7 @@ def cmd_key_revoke(args: argparse.Namespace) -> Any:
 def cmd_mcp(args: argparse.Namespace) -> Any:
     with requires_extra("server", "anchormem mcp"):
         from anchormem.server.mcp import build_server
+        from anchormem.server.mcp_stdio import run_stdio
     from anchormem.server.warmup import warm_up
 
     memory = open_memory(args)
@@ -163,7 +164,7 @@ def cmd_mcp(args: argparse.Namespace) -> Any:
         print(f"anchormem: store open and embedding model loaded in {seconds:.1f} s", file=sys.stderr)
         server = build_server(memory, user_id=args.user, agent_id=args.agent, run_id=args.run)
         if args.transport == "stdio":
-            server.run("stdio")
+            run_stdio(server)
         else:
             server.run("streamable-http", host=args.host, port=args.port, streamable_http_path=args.path)
     finally:
