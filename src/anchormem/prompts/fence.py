@@ -18,6 +18,7 @@ so no stored line can pose as one of them), and defuses what could end or open a
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -83,16 +84,24 @@ def _skeleton(text: str) -> tuple[str, list[tuple[int, int]]]:
                 origin.append((i, entity.end()))
                 i = entity.end()
                 continue
-        c = text[i]
-        if unicodedata.category(c) in ("Cf", "Mn", "Me"):
-            i += 1
-            continue
-        for folded in unicodedata.normalize("NFKC", c.translate(_CONFUSABLE)).translate(_CONFUSABLE):
-            if unicodedata.category(folded) not in ("Cf", "Mn", "Me"):
-                chars.append(folded)
-                origin.append((i, i + 1))
+        for folded in _fold(text[i]):
+            chars.append(folded)
+            origin.append((i, i + 1))
         i += 1
     return "".join(chars), origin
+
+
+@functools.lru_cache(maxsize=8192)
+def _fold(c: str) -> str:
+    """What one character reads as: NFKC with look-alikes mapped; nothing for an invisible format
+    character or a combining mark."""
+    if unicodedata.category(c) in _INVISIBLE:
+        return ""
+    folded = unicodedata.normalize("NFKC", c.translate(_CONFUSABLE)).translate(_CONFUSABLE)
+    return "".join(f for f in folded if unicodedata.category(f) not in _INVISIBLE)
+
+
+_INVISIBLE = ("Cf", "Mn", "Me")
 
 
 def one_line(text: str) -> str:

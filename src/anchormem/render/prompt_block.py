@@ -191,6 +191,7 @@ class _View:
         self.style = style
         self.reading = {id(hit): i for i, hit in enumerate(result.in_reading_order())}
         self._lines: dict[int, list[_Line]] = {}
+        self._escaped: dict[int, list[str]] = {}
         self._events = [f"{i}. {escape(' '.join(h.event.text.split()))}" for i, h in enumerate(result.events, 1)]
         self.head = [f"Memories for: {escape(' '.join(result.query.split()))}", DATA_NOTE]
 
@@ -198,6 +199,13 @@ class _View:
         found = self._lines.get(id(hit))
         if found is None:
             found = self._lines[id(hit)] = _lines(hit)
+        return found
+
+    def escaped(self, line: _Line) -> list[str]:
+        """The line's quoted text, defused (once per line: a budget renders the block several times)."""
+        found = self._escaped.get(id(line))
+        if found is None:
+            found = self._escaped[id(line)] = [escape(part) for part in line.body]
         return found
 
     def events(self, n: int) -> str:
@@ -230,7 +238,7 @@ def _fill(
         if tries >= _TAIL_TRIES:
             break
         new = [line for line in view.lines(hit) if _key(hit, line.piece) not in shown]
-        if sum(len(escape(part)) for line in new for part in line.body) - _MERGE_SLACK > budget - len(block.text):
+        if sum(len(part) for line in new for part in view.escaped(line)) - _MERGE_SLACK > budget - len(block.text):
             continue
         tries += 1
         candidate = _render(view, [*kept, hit])
@@ -286,7 +294,7 @@ def _render(view: _View, hits: list[ContextHit], n_events: int = 0) -> PromptBlo
                     generated += 1
                     labels[tid] = f"#{generated}"
         body.append(_header(span, lines, labels, several))
-        body.extend(_line_text(line, labels, style.names) for line in lines)
+        body.extend(_line_text(line, labels, style.names, view) for line in lines)
     if body:
         blocks.append("\n".join([OPEN, *body, CLOSE]))
     if n_events:
@@ -312,9 +320,9 @@ def _header(span: _Span, lines: list[_Line], labels: Mapping[str, str], several:
     return escape(f"## {span.date or 'date unknown'} · session {span.session} · {where}{origin}{mark}")
 
 
-def _line_text(line: _Line, labels: Mapping[str, str], names: Mapping[str, str]) -> str:
+def _line_text(line: _Line, labels: Mapping[str, str], names: Mapping[str, str], view: _View) -> str:
     label = escape(",".join(labels[t] for t in line.ids) if line.ids else labels[line.piece[0]])
-    first, *rest = (escape(part) for part in line.body)
+    first, *rest = view.escaped(line)
     who = f"{escape(_name(line.speaker, names))}{line.part}: " if line.speaker is not None else ""
     return "\n".join([f"[{label}] {who}{first}", *(f"    {r}" for r in rest)])
 
