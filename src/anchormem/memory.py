@@ -52,7 +52,7 @@ from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.store.protocol import Store
 from anchormem.wire.args import ADD_KEYS, SEARCH_KEYS, AddArgs, Record, RecordsReader, ScopeArgs, SearchArgs
 from anchormem.wire.scopes import check_query, make_scope, scope_of
-from anchormem.wire.validation import check_search
+from anchormem.wire.validation import check_bool, check_label, check_search
 
 Source = str | Mapping[str, Any] | Sequence[Mapping[str, Any]] | Conversation | Path
 """What ``add`` takes: a plain string (one user message), one message, a list of messages, a
@@ -233,6 +233,9 @@ class Memory(Closeable):
         k, variant = options.get("k"), options.get("variant")
         max_chars = options.get("max_chars")
         check_search(k, max_contexts, variant, RECIPES, max_chars)
+        for flag in ("trace", "include_subscopes"):
+            if flag in options:
+                check_bool(options[flag], flag, "search")
         scope = self._scope(options, "search", SEARCH_KEYS)
         wanted = make_filters(
             options.get("filters"),
@@ -314,6 +317,7 @@ class Memory(Closeable):
 
     def get(self, record_id: str, **scope: Unpack[ScopeArgs]) -> Record:
         """One record by id: a context (``c-…``), fact (``f-…``), event (``e-…``) or turn id."""
+        check_label(record_id, "record_id", "get")
         return self._records.get(record_id, self._scope(scope, "get"))
 
     def stats(self, **scope: Unpack[ScopeArgs]) -> Stats:
@@ -358,6 +362,7 @@ class Memory(Closeable):
         deletes every agent and run of that user. Exactly one target must be given.
         """
         where = self._scope(scope, "delete")
+        check_bool(all, "all", "delete")
         return delete_on_full_disk(
             self._parts.store_file, lambda: self._lifecycle.delete(where, session, turn, context, all)
         )

@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
+from anchormem.errors import InputError
 from anchormem.render.prompt_block import PromptBlock, render_block
+from anchormem.wire.validation import MAX_COUNT, check_int
 
 FactSource = Literal["llm", "pack", "offline"]
 EventSource = Literal["llm", "pack", "extractive"]
@@ -223,7 +225,15 @@ class SearchResult:
     def prompt(self, max_chars: int | None = None, names: Mapping[str, str] | None = None) -> PromptBlock:
         """These memories as one prompt-ready block within ``max_chars``, with the ids of the turns it
         actually shows (``.text``, ``.turn_ids``, ``.labels``; see :mod:`anchormem.render.prompt_block`).
-        ``names`` renames speakers, e.g. ``{"user": "Maya"}`` (a role without a name shows as ``User``)."""
+        ``names`` renames speakers, e.g. ``{"user": "Maya"}`` (a role without a name shows as ``User``).
+        ``max_chars`` that is not a positive integer, or ``names`` that is not a mapping of strings, raises
+        :class:`~anchormem.errors.InputError`."""
+        if max_chars is not None:
+            check_int(max_chars, "max_chars", "prompt", low=1, high=MAX_COUNT)
+        if names is not None and (
+            not isinstance(names, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items())
+        ):
+            raise InputError("prompt: 'names' must map speaker names to display names (strings)")
         return render_block(self, max_chars=max_chars, names=names)
 
     def as_prompt(self, max_chars: int | None = None, names: Mapping[str, str] | None = None) -> str:
