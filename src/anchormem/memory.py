@@ -134,6 +134,7 @@ class Memory(Closeable):
         facts: str | Path | None = None,
         events: str | Path | None = None,
         progress: Progress | None = None,
+        readd: bool = False,
         **scope: Unpack[ScopeArgs],
     ) -> IngestReport:
         """Add messages (or a whole conversation) to a user's memory.
@@ -156,13 +157,16 @@ class Memory(Closeable):
         New turns of a session continue after the turns already stored in it. ``facts``/``events``
         attach precomputed facts and events instead of extracting them. A re-run resumes
         extraction that failed.
+
+        A message a delete removed is not stored again when it is re-sent (same id, or same content): the
+        report's notes count what was skipped. ``readd=True`` stores such messages again on purpose.
         """
         if isinstance(source, PendingAdd):
-            if sample or facts or events or any(v is not None for v in scope.values()):
+            if sample or facts or events or readd or any(v is not None for v in scope.values()):
                 raise TypeError("add() of a PendingAdd takes only progress: it holds its scope and input")
             return self._ingester.add(source, progress)
         return self._ingester.add(
-            self.prepare_add(source, sample=sample, facts=facts, events=events, **scope), progress
+            self.prepare_add(source, sample=sample, facts=facts, events=events, readd=readd, **scope), progress
         )
 
     def prepare_add(self, source: Source, *, max_turns: int | None = None, **options: Unpack[AddArgs]) -> PendingAdd:
@@ -172,10 +176,11 @@ class Memory(Closeable):
         job). Invalid input raises :class:`InputError` here, before anything is written; ``max_turns`` caps
         the turns (the service's request limit)."""
         checked = self._scope(options, "add", ADD_KEYS)
+        readd = check_bool(options.get("readd", False), "readd", "add")
         sample, facts, events = options.get("sample"), options.get("facts"), options.get("events")
         conversation = read_source(source, sample, max_turns=max_turns)
         pre = load_precomputed(facts, events, sample_id=conversation.name if sample or facts or events else None)
-        return PendingAdd(checked, conversation.turns, pre)
+        return PendingAdd(checked, conversation.turns, pre, readd)
 
     def add_all(
         self,

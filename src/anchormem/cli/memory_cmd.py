@@ -49,6 +49,11 @@ def register(sub: Any) -> None:
         flag(p, "--all-samples", help="add every LoCoMo sample, each as its own run (--run = sample id)")
         p.add_argument("--facts", help="precomputed facts JSONL (records with dia_ids and facts)")
         p.add_argument("--events", help="precomputed events JSONL (records with event and source_facts)")
+        flag(
+            p,
+            "--readd",
+            help="store again messages a delete removed (by default a re-sent deleted message is skipped)",
+        )
     with subcommand(
         sub, "search", "retrieve memories for a query, with provenance", via_server_or_local(cmd_search, reads=True)
     ) as p:
@@ -106,7 +111,7 @@ def cmd_add(mem: Memory | Client, args: argparse.Namespace) -> Any:
         local = [f"--{n.replace('_', '-')}" for n in ("facts", "events", "all_samples") if getattr(args, n)]
         if local:
             raise InputError(f"{', '.join(local)} need the local store: the server's add takes messages only")
-        return report_dict(mem.add(source, sample=args.sample, **scope_kwargs(args)))
+        return report_dict(mem.add(source, sample=args.sample, readd=args.readd, **scope_kwargs(args)))
     with Bars(enabled=not (args.quiet or args.json)) as bars:
         if args.all_samples:
             if args.message is not None:
@@ -118,7 +123,13 @@ def cmd_add(mem: Memory | Client, args: argparse.Namespace) -> Any:
             )
             return {name: report_dict(r) for name, r in reports.items()}
         report = mem.add(
-            source, sample=args.sample, facts=args.facts, events=args.events, progress=bars, **scope_kwargs(args)
+            source,
+            sample=args.sample,
+            facts=args.facts,
+            events=args.events,
+            progress=bars,
+            readd=args.readd,
+            **scope_kwargs(args),
         )
     return report_dict(report)
 

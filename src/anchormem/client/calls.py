@@ -128,16 +128,19 @@ def add(
     background: bool | None = None,
     idempotency_key: str | None = None,
     sample: str | None = None,
+    readd: bool = False,
     **scope: Unpack[ScopeArgs],
 ) -> Flow[IngestReport]:
     """Add messages (a list, one message dict, or a plain string as one user message), a LoCoMo
     sample, a :class:`Conversation` or a :class:`~pathlib.Path` to a file (``sample`` picks one
     conversation of a LoCoMo file). A background ingest (``background=True``, or a large add) is
-    polled until it ends."""
+    polled until it ends. ``readd=True`` stores again messages a delete removed (else they are skipped)."""
     user, extra = user_path(scope), {k: v for k, v in scope.items() if k != "user_id"}  # unnamed keywords as given
     body = {**_messages(source, sample), **{k: v for k, v in extra.items() if v is not None}}
     if background is not None:
         body["background"] = check_bool(background, "background", "add")
+    if check_bool(readd, "readd", "add"):
+        body["readd"] = True
     reply = yield Call("POST", f"{user}/memories", json=body, headers=_idempotent(idempotency_key))
     if reply.status != 202:
         return from_jsonable(IngestReport, reply.data)

@@ -57,7 +57,7 @@ def _source(body: AddRequest) -> Any:
 )
 async def add(body: AddRequest, user_id: UserId, service: Svc) -> Any:
     scope = request_scope(user_id, body.agent_id, body.run_id)
-    prepare = partial(service.memory.prepare_add, _source(body), max_turns=MAX_TURNS, **scope)
+    prepare = partial(service.memory.prepare_add, _source(body), max_turns=MAX_TURNS, readd=body.readd, **scope)
     pending = await run_in_threadpool(prepare)
 
     def call(progress: Progress | None = None) -> IngestReport:

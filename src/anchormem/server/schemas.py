@@ -74,6 +74,11 @@ class AddRequest(BaseModel):
     agent_id: str | None = Field(None, max_length=256)
     run_id: str | None = Field(None, max_length=256)
     background: StrictBool | None = None
+    readd: StrictBool = Field(
+        False,
+        description="store again messages a delete removed (default false: a re-sent deleted message is skipped "
+        "and counted in the report's notes)",
+    )
 
 
 class UpdateRequest(BaseModel):
