@@ -231,7 +231,8 @@ class SearchResult:
         if max_chars is not None:
             check_int(max_chars, "max_chars", "prompt", low=1, high=MAX_COUNT)
         if names is not None and (
-            not isinstance(names, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items())
+            not isinstance(names, Mapping)
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items())
         ):
             raise InputError("prompt: 'names' must map speaker names to display names (strings)")
         return render_block(self, max_chars=max_chars, names=names)

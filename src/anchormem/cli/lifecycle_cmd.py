@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from anchormem._util.files import lines_limited
 from anchormem.cli.common import flag, open_memory, positive_int, scope_kwargs, subcommand
 from anchormem.cli.remote import local_only, via_server_or_local
-from anchormem._util.files import lines_limited
 from anchormem.errors import InputError
-from anchormem.wire.validation import MAX_TEXT_CHARS
 from anchormem.wire.scopes import describe, scope_of
 from anchormem.wire.serialize import to_jsonable
+from anchormem.wire.validation import MAX_TEXT_CHARS
 
 if TYPE_CHECKING:
     from anchormem.client import Client
@@ -83,13 +83,18 @@ def cmd_update(mem: Memory | Client, args: argparse.Namespace) -> Any:
 
 def read_stdin_text() -> str:
     """A turn's new text from stdin, read with a bound (four bytes a character of the longest text)."""
-    raw = sys.stdin.buffer.read(4 * MAX_TEXT_CHARS + 1)
-    if len(raw) > 4 * MAX_TEXT_CHARS:
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream (a test's, an embedding program's)
+        text: str = sys.stdin.read(MAX_TEXT_CHARS + 1)
+    else:
+        raw = stream.read(4 * MAX_TEXT_CHARS + 1)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError("the text on stdin is not UTF-8") from exc
+    if len(text) > MAX_TEXT_CHARS:
         raise InputError(f"the text on stdin is longer than {MAX_TEXT_CHARS:,} characters")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError("the text on stdin is not UTF-8") from exc
+    return text
 
 
 def cmd_delete(mem: Memory | Client, args: argparse.Namespace) -> Any:

@@ -16,7 +16,6 @@ from anchormem.errors import ConfigError, StoreError
 from anchormem.model import Scope
 from anchormem.store.pg_ann import MIN_FACTS
 
-
 WHY = "maintenance works on the store's files and tables"
 
 

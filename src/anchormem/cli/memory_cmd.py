@@ -70,7 +70,10 @@ def register(sub: Any) -> None:
         variant_option(p)
         narrowing_options(p)
     with subcommand(
-        sub, "answer", "answer a question from memory with the configured LLM", via_server_or_local(cmd_answer, reads=True)
+        sub,
+        "answer",
+        "answer a question from memory with the configured LLM",
+        via_server_or_local(cmd_answer, reads=True),
     ) as p:
         p.add_argument("question")
         p.add_argument("--k", type=positive_int, help=K_HELP)
@@ -103,7 +106,7 @@ def cmd_add(mem: Memory | Client, args: argparse.Namespace) -> Any:
     if args.message is None:
         given = [f"--{n}" for n in ("speaker", "time", "session") if getattr(args, n) is not None]
         if given:
-            raise InputError(f"{', '.join(given)} apply to --message")
+            raise InputError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to --message")
     from anchormem.memory import Memory as Local  # imported here: the CLI starts without numpy
 
     source: Any = Path(args.file) if args.file is not None else one_message(args)

@@ -45,10 +45,10 @@ def token_batches(lengths: np.ndarray, size: int, budget: int) -> list[slice]:
     out: list[slice] = []
     start = 0
     for end in range(1, len(lengths) + 1):
-        if end - start > size or (end - start) * int(lengths[end - 1]) > budget:
-            if end - 1 > start:
-                out.append(slice(start, end - 1))
-                start = end - 1
+        too_big = end - start > size or (end - start) * int(lengths[end - 1]) > budget
+        if too_big and end - 1 > start:
+            out.append(slice(start, end - 1))
+            start = end - 1
     out.append(slice(start, len(lengths)))
     return out
 

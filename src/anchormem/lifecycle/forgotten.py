@@ -67,5 +67,5 @@ def skipped_note(count: int) -> str:
     return (
         f"{count} message{'s' if many else ''} deleted earlier {'were' if many else 'was'} not stored again "
         "(a deleted message stays deleted when a history is re-sent); add with readd=True "
-        "(CLI --readd, REST \"readd\": true) to store it again on purpose"
+        '(CLI --readd, REST "readd": true) to store it again on purpose'
     )

@@ -109,9 +109,9 @@ def _check_fields(text: str, field: str, place: str) -> None:
     found = _ISO_FIELDS.match(text)
     if found is None:
         return
-    parts = [int(p) if p is not None else 0 for p in found.groups()]
+    year, month, day, hour, minute, second = (int(p) if p is not None else 0 for p in found.groups())
     try:
-        datetime(*parts)
+        datetime(year, month, day, hour, minute, second)
     except ValueError as exc:
         raise InputError(f"{place}: '{field}' {_short(text)} is not a valid date or time ({exc})") from None
 

@@ -70,7 +70,7 @@ Subscopes = Annotated[
     Field(
         strict=True,
         description="also search the memories kept under this one (the user's agents and runs, or the "
-        "agent's runs); false to search only this exact memory (default true)"
+        "agent's runs); false to search only this exact memory (default true)",
     ),
 ]
 Filters = Annotated[

@@ -138,7 +138,10 @@ def check_json(value: object, name: str, place: str, depth: int = 0) -> None:
         for item in value:
             check_json(item, name, place, depth + 1)
     elif value is not None and not isinstance(value, (bool, int, float)):
-        raise InputError(f"{place}: '{name}' holds a {type(value).__name__}, not JSON")
+        raise InputError(
+            f"{place}: '{name}' must hold only JSON values (strings, numbers, true/false, null, lists, objects), "
+            f"not a {type(value).__name__}"
+        )
 
 
 def check_metadata(value: object, place: str, *, limit: int = MAX_TEXT_CHARS) -> dict[str, Any] | None:
