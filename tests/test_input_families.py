@@ -62,6 +62,25 @@ def test_deep_metadata_is_refused_in_words_never_a_recursion_error(memory: Memor
     assert _stored(memory, "ana") == len(SESSION_1)
 
 
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 5000])
+def test_deep_search_filters_are_refused_in_words(memory: Memory, depth: int) -> None:
+    memory.add(messages(SESSION_1, "1"), user_id="ana")
+    with pytest.raises(InputError, match="nested more than 16 levels"):
+        memory.search("dog", user_id="ana", filters={"topic": nested(depth)})
+
+
+@pytest.mark.parametrize("depth", [100, 1000, 100_000])
+def test_deep_rest_bodies_are_400(client: TestClient, memory: Memory, depth: int) -> None:
+    memory.add(messages(SESSION_1, "1"), user_id="ana")
+    json_headers = {**HEADERS, "Content-Type": "application/json"}
+    search = '{"query": "dog", "filters": {"a": ' + nested_json(depth) + "}}"
+    add = '{"messages": [{"role": "user", "content": "x", "metadata": ' + nested_json(depth) + "}]}"
+    for path, body in (("search", search), ("memories", add)):
+        r = client.post(f"/v1/users/ana/{path}", content=body, headers=json_headers)
+        assert r.status_code == 400, r.text
+    assert _stored(memory, "ana") == len(SESSION_1)
+
+
 def test_metadata_at_the_bound_is_kept_whole(memory: Memory) -> None:
     meta = nested(MAX_DEPTH - 1)
     memory.add([{"role": "user", "content": "deep but fine", "metadata": meta}], user_id="ana")
