@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 from anchormem.errors import InputError
 from anchormem.render.prompt_block import PromptBlock, render_block
-from anchormem.wire.validation import MAX_COUNT, check_int
 
 FactSource = Literal["llm", "pack", "offline"]
 EventSource = Literal["llm", "pack", "extractive"]
@@ -112,9 +111,9 @@ class ContextHit:
     ``rank`` is its place in the result, 1 = best (highest ``score``). ``relevance`` is the context's own
     evidence (anchors and lexical match, fused, in [0, 1]); ``adjustments`` are the (stage, value) pairs
     that rerank stages applied (each within ``RetrievalSettings.rerank_bound``), and ``score`` is
-    ``relevance`` plus their sum, clipped to [0, 1] (:mod:`anchormem.query.rerank`). ``latest`` compares
+    ``relevance`` plus their sum, clipped to [0, 1] (:mod:`anchormem.search.rerank.stage`). ``latest`` compares
     it by date with the returned contexts on the same subject (their anchors near each other or linked by
-    an event, :mod:`anchormem.query.subject`): True when none of them is later, False when a later one was
+    an event, :mod:`anchormem.search.rerank.subject`): True when none of them is later, False when a later one was
     returned (its ids are in ``newer``), None when no returned context is on its subject.
     ``scope`` is the stored scope the context comes from: a search of a user covers the user's agent
     and run scopes, and turn ids repeat across scopes, so a turn is named by its id and this scope.
@@ -228,8 +227,8 @@ class SearchResult:
         ``names`` renames speakers, e.g. ``{"user": "Maya"}`` (a role without a name shows as ``User``).
         ``max_chars`` that is not a positive integer, or ``names`` that is not a mapping of strings, raises
         :class:`~anchormem.errors.InputError`."""
-        if max_chars is not None:
-            check_int(max_chars, "max_chars", "prompt", low=1, high=MAX_COUNT)
+        if max_chars is not None and (not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 1):
+            raise InputError(f"prompt: 'max_chars' must be a positive integer, got {type(max_chars).__name__}")
         if names is not None and (
             not isinstance(names, Mapping)
             or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items())

@@ -12,7 +12,7 @@ from anchormem.cli.progress import Bars
 from anchormem.cli.remote import via_server_or_local
 from anchormem.cli.search_options import narrowing_kwargs, narrowing_options
 from anchormem.errors import InputError
-from anchormem.query.times import instant, message_time
+from anchormem.text.times import instant, message_time
 from anchormem.wire.serialize import report_dict
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from pydantic import (
     field_validator,
 )
 
-from anchormem.query.recipes import RECIPES
+from anchormem.search.recipes import RECIPES
 
 MAX_MESSAGES = 20_000
 MAX_PAGE = 1000
