@@ -87,6 +87,8 @@ def test_writes_go_to_the_server_named_in_the_environment(
     ("argv", "words"),
     [
         (["import", "x.jsonl"], "import writes a store directly"),
+        (["mcp", "--user", "alice"], "anchormem mcp serves a store of this machine"),
+        (["serve"], "anchormem serve serves a store of this machine"),
         (["maintenance", "check"], "maintenance works on the store"),
         (["maintenance", "scrub"], "maintenance works on the store"),
         (["add", "f.json", "--facts", "f.jsonl", "--user", "alice"], "--facts need the local store"),

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 MAX_BATCH_TOKENS = 4096
 """Tokens (padding included) one batch may hold: 16 texts of 256 tokens, or 64 short ones. onnxruntime keeps
 the largest batch's buffers (attention grows with batch x length x length), so 64 long texts held about
-1.3 GiB against about 0.5 GiB at 16, for the same time (BENCHMARKS.md, one 100,000-character message)."""
+1.3 GiB against about 0.6 GiB at 16, for the same time (bench/long_message.py: one 100,000-character message)."""
 MAX_TOKENIZED = 1024
 """Texts tokenised at once (their ids are padded to the longest of them)."""
 
