@@ -103,6 +103,11 @@ def test_what_the_server_cannot_do_is_refused_in_words(
     assert code == 1 and words in err and err.count("\n") == 1
 
 
+def test_an_api_key_without_a_server_is_refused(capsys: pytest.CaptureFixture[str], base: list[str]) -> None:
+    code, _, err = run(capsys, "add", "--message", "hi", "--user", "u", "--api-key", SECRET, *base)
+    assert code == 1 and "--api-key goes with --url" in err and SECRET not in err
+
+
 # -- secrets -------------------------------------------------------------------------------------------------
 
 

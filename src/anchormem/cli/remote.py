@@ -33,6 +33,7 @@ def via_server_or_local(command: Callable[[Any, argparse.Namespace], Any], *, re
     def handler(args: argparse.Namespace) -> Any:
         url = server_url(args)
         if not url:
+            _no_key_without_server(args)
             return local(args)
         given = [f"--{name.replace('_', '-')}" for name in LOCAL_ONLY if getattr(args, name, None)]
         if given:
@@ -50,6 +51,11 @@ def via_server_or_local(command: Callable[[Any, argparse.Namespace], Any], *, re
     return handler
 
 
+def _no_key_without_server(args: argparse.Namespace) -> None:
+    if getattr(args, "api_key", None):
+        raise InputError(f"--api-key goes with --url (or {ENV_URL}): a local store takes no key")
+
+
 def local_only(handler: Handler, what: str) -> Handler:
     """``handler`` for a command the REST API cannot run (``what`` says why): refused in words when a server is
     named (``--url`` or ``$ANCHORMEM_URL``), never run on a local store instead."""
@@ -60,6 +66,7 @@ def local_only(handler: Handler, what: str) -> Handler:
                 f"{what}, so it cannot run through --url (or {ENV_URL}): run it where the store is, with "
                 f"--store (unset {ENV_URL} first)"
             )
+        _no_key_without_server(args)
         return handler(args)
 
     checked.__name__ = checked.__qualname__ = handler.__name__
