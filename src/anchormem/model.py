@@ -225,10 +225,10 @@ class SearchResult:
         """These memories as one prompt-ready block within ``max_chars``, with the ids of the turns it
         actually shows (``.text``, ``.turn_ids``, ``.labels``; see :mod:`anchormem.render.prompt_block`).
         ``names`` renames speakers, e.g. ``{"user": "Maya"}`` (a role without a name shows as ``User``).
-        ``max_chars`` that is not a positive integer, or ``names`` that is not a mapping of strings, raises
-        :class:`~anchormem.errors.InputError`."""
-        if max_chars is not None and (not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 1):
-            raise InputError(f"prompt: 'max_chars' must be a positive integer, got {type(max_chars).__name__}")
+        ``max_chars`` that is not a whole number of 0 or more (0: an empty block), or ``names`` that is
+        not a mapping of strings, raises :class:`~anchormem.errors.InputError`."""
+        if max_chars is not None and (not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 0):
+            raise InputError(f"prompt: 'max_chars' must be a whole number of 0 or more, got {max_chars!r:.40}")
         if names is not None and (
             not isinstance(names, Mapping)
             or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items())
