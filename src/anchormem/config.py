@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from anchormem._util.files import MAX_CONFIG_BYTES, read_limited
 from anchormem.errors import ConfigError
 
 DEFAULT_HOME = Path("~/.anchormem")
@@ -242,11 +243,11 @@ def _validate(s: Settings) -> None:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    raw = read_limited(path, MAX_CONFIG_BYTES, ConfigError)
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError as exc:
-        raise ConfigError(f"config file not found: {path}") from exc
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
 

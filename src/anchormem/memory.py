@@ -52,7 +52,7 @@ from anchormem.search.retrieve import RECIPES, empty_result, query_vectors, retr
 from anchormem.store.protocol import Store
 from anchormem.wire.args import ADD_KEYS, SEARCH_KEYS, AddArgs, Record, RecordsReader, ScopeArgs, SearchArgs
 from anchormem.wire.scopes import check_query, make_scope, scope_of
-from anchormem.wire.validation import check_search
+from anchormem.wire.validation import check_bool, check_label, check_search
 
 Source = str | Mapping[str, Any] | Sequence[Mapping[str, Any]] | Conversation | Path
 """What ``add`` takes: a plain string (one user message), one message, a list of messages, a
@@ -134,6 +134,7 @@ class Memory(Closeable):
         facts: str | Path | None = None,
         events: str | Path | None = None,
         progress: Progress | None = None,
+        readd: bool = False,
         **scope: Unpack[ScopeArgs],
     ) -> IngestReport:
         """Add messages (or a whole conversation) to a user's memory.
@@ -156,13 +157,16 @@ class Memory(Closeable):
         New turns of a session continue after the turns already stored in it. ``facts``/``events``
         attach precomputed facts and events instead of extracting them. A re-run resumes
         extraction that failed.
+
+        A message a delete removed is not stored again when it is re-sent (same id, or same content): the
+        report's notes count what was skipped. ``readd=True`` stores such messages again on purpose.
         """
         if isinstance(source, PendingAdd):
-            if sample or facts or events or any(v is not None for v in scope.values()):
+            if sample or facts or events or readd or any(v is not None for v in scope.values()):
                 raise TypeError("add() of a PendingAdd takes only progress: it holds its scope and input")
             return self._ingester.add(source, progress)
         return self._ingester.add(
-            self.prepare_add(source, sample=sample, facts=facts, events=events, **scope), progress
+            self.prepare_add(source, sample=sample, facts=facts, events=events, readd=readd, **scope), progress
         )
 
     def prepare_add(self, source: Source, *, max_turns: int | None = None, **options: Unpack[AddArgs]) -> PendingAdd:
@@ -172,10 +176,11 @@ class Memory(Closeable):
         job). Invalid input raises :class:`InputError` here, before anything is written; ``max_turns`` caps
         the turns (the service's request limit)."""
         checked = self._scope(options, "add", ADD_KEYS)
+        readd = check_bool(options.get("readd", False), "readd", "add")
         sample, facts, events = options.get("sample"), options.get("facts"), options.get("events")
         conversation = read_source(source, sample, max_turns=max_turns)
         pre = load_precomputed(facts, events, sample_id=conversation.name if sample or facts or events else None)
-        return PendingAdd(checked, conversation.turns, pre)
+        return PendingAdd(checked, conversation.turns, pre, readd)
 
     def add_all(
         self,
@@ -233,6 +238,9 @@ class Memory(Closeable):
         k, variant = options.get("k"), options.get("variant")
         max_chars = options.get("max_chars")
         check_search(k, max_contexts, variant, RECIPES, max_chars)
+        for flag in ("trace", "include_subscopes"):
+            if flag in options:
+                check_bool(options[flag], flag, "search")
         scope = self._scope(options, "search", SEARCH_KEYS)
         wanted = make_filters(
             options.get("filters"),
@@ -314,6 +322,7 @@ class Memory(Closeable):
 
     def get(self, record_id: str, **scope: Unpack[ScopeArgs]) -> Record:
         """One record by id: a context (``c-…``), fact (``f-…``), event (``e-…``) or turn id."""
+        check_label(record_id, "record_id", "get")
         return self._records.get(record_id, self._scope(scope, "get"))
 
     def stats(self, **scope: Unpack[ScopeArgs]) -> Stats:
@@ -358,6 +367,7 @@ class Memory(Closeable):
         deletes every agent and run of that user. Exactly one target must be given.
         """
         where = self._scope(scope, "delete")
+        check_bool(all, "all", "delete")
         return delete_on_full_disk(
             self._parts.store_file, lambda: self._lifecycle.delete(where, session, turn, context, all)
         )

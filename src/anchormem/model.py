@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
+from anchormem.errors import InputError
 from anchormem.render.prompt_block import PromptBlock, render_block
 
 FactSource = Literal["llm", "pack", "offline"]
@@ -223,7 +224,16 @@ class SearchResult:
     def prompt(self, max_chars: int | None = None, names: Mapping[str, str] | None = None) -> PromptBlock:
         """These memories as one prompt-ready block within ``max_chars``, with the ids of the turns it
         actually shows (``.text``, ``.turn_ids``, ``.labels``; see :mod:`anchormem.render.prompt_block`).
-        ``names`` renames speakers, e.g. ``{"user": "Maya"}`` (a role without a name shows as ``User``)."""
+        ``names`` renames speakers, e.g. ``{"user": "Maya"}`` (a role without a name shows as ``User``).
+        ``max_chars`` that is not a whole number of 0 or more (0: an empty block), or ``names`` that is
+        not a mapping of strings, raises :class:`~anchormem.errors.InputError`."""
+        if max_chars is not None and (not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 0):
+            raise InputError(f"prompt: 'max_chars' must be a whole number of 0 or more, got {max_chars!r:.40}")
+        if names is not None and (
+            not isinstance(names, Mapping)
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items())
+        ):
+            raise InputError("prompt: 'names' must map speaker names to display names (strings)")
         return render_block(self, max_chars=max_chars, names=names)
 
     def as_prompt(self, max_chars: int | None = None, names: Mapping[str, str] | None = None) -> str:

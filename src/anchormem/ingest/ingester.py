@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from anchormem.errors import InputError
 from anchormem.ingest.pipeline import FactReader, IngestPipeline, Progress
 from anchormem.ingest.precomputed import Precomputed
+from anchormem.lifecycle import forgotten
 from anchormem.lifecycle import history as chronicle
 from anchormem.lifecycle.delete import forget_cached
 from anchormem.lifecycle.locks import WriterLocks
@@ -26,6 +27,7 @@ class PendingAdd:
     scope: Scope
     turns: tuple[Turn, ...]
     precomputed: Precomputed | None = None
+    readd: bool = False  # store turns a delete removed before (else they are skipped: anchormem.lifecycle.forgotten)
 
     def __post_init__(self) -> None:
         if not self.turns:
@@ -56,8 +58,17 @@ class Ingester:
         report = IngestReport()
         completed = False
         with self._locks.of(scope):
+            kept, skipped = forgotten.split(self._parts.store, scope, turns)
+            if pending.readd:
+                forgotten.readd(self._parts.store, scope, skipped)
+            elif skipped:
+                if not kept:
+                    return IngestReport(notes=[forgotten.skipped_note(len(skipped))])
+                turns = tuple(kept)
             try:
                 report = pipeline.run(scope, turns, pre)
+                if skipped and not pending.readd:
+                    report.notes.append(forgotten.skipped_note(len(skipped)))
                 completed = True
                 if report.turns_added < len(turns):
                     stored = self._parts.store.turns(scope, ids=[t.id for t in turns])

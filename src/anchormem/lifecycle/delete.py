@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from anchormem.errors import LLMError, NotFoundError, StoreError
+from anchormem.lifecycle import forgotten
 from anchormem.model import DeleteReport, IngestReport, Scope
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
@@ -85,6 +86,7 @@ def delete_turns(
     store: Store, scope: Scope, turn_ids: Sequence[str], rebuild: Rebuild, cache: object | None
 ) -> DeleteReport:
     plan = cascade.plan(store, scope, turn_ids=turn_ids)
+    forgotten.remember(store, scope, plan.turn_ids)
     done = rewrite(
         store,
         cache,
@@ -97,7 +99,9 @@ def delete_turns(
 
 
 def delete_scope(store: Store, scope: Scope, cache: object | None) -> DeleteReport:
-    texts: list[str] = [x for t in store.turns(scope) for x in (t.text, t.image_caption) if x]
+    turns = store.turns(scope)
+    forgotten.remember(store, scope, [t.id for t in turns])
+    texts: list[str] = [x for t in turns for x in (t.text, t.image_caption) if x]
     texts += [f.text for f in store.facts(scope)] + [e.text for e in store.events(scope)]
     done = rewrite(store, cache, texts, lambda: store.delete_scope(scope))  # nothing is left to rebuild
     return _deleted(done.counts, done.forgotten, done.rebuilt)

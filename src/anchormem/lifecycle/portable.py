@@ -29,6 +29,7 @@ from anchormem.wire.validation import (
     MAX_DIM,
     check_int,
     check_json,
+    check_metadata,
 )
 
 FORMAT = "anchormem-export"
@@ -204,7 +205,7 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
                 timestamp=read.opt_label(rec, "timestamp", place),
                 image_caption=read.opt_text(rec, "image_caption", place, limit=MAX_CAPTION_CHARS),
                 time_given=read.opt_label(rec, "time_given", place),
-                metadata=read.opt_object(rec, "metadata", place),
+                metadata=check_metadata(rec.get("metadata"), place),
             )
         )
         plan.turn_places[rid] = place

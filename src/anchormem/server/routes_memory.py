@@ -59,7 +59,7 @@ async def add(body: AddRequest, user_id: UserId, service: Svc) -> Any:
     scope = request_scope(user_id, body.agent_id, body.run_id)
     if body.background is False and isinstance(body.messages, list):  # refused before any work on it
         _check_foreground(len(body.messages), service.foreground_turns)
-    prepare = partial(service.memory.prepare_add, _source(body), max_turns=MAX_TURNS, **scope)
+    prepare = partial(service.memory.prepare_add, _source(body), max_turns=MAX_TURNS, readd=body.readd, **scope)
     pending = await service.read(key_of(scope), prepare)  # reading the body is the memory's work too
 
     def call(progress: Progress | None = None) -> IngestReport:

@@ -206,6 +206,23 @@ class Store(Protocol):
         """Drop an unanswered claim (the request failed), so a retry with the key runs again."""
         ...
 
+    # keyed hashes of deleted turns (anchormem.lifecycle.forgotten): never words, never turn ids
+    def meta_once(self, key: str, value: str) -> str:
+        """``meta[key]``: set to ``value`` unless any process set it first; the stored value is returned."""
+        ...
+
+    def forget(self, scope: Scope, hashes: Sequence[str]) -> None:
+        """Remember ``hashes`` (of deleted turns) for ``scope``; kept when the scope's records are deleted."""
+        ...
+
+    def unforget(self, scope: Scope, hashes: Sequence[str]) -> None:
+        """Drop ``hashes`` from what ``scope`` remembers (those turns were added again on purpose)."""
+        ...
+
+    def forgotten(self, scope: Scope, hashes: Sequence[str]) -> set[str]:
+        """Which of ``hashes`` ``scope`` remembers as deleted."""
+        ...
+
     def transaction(self, scope: Scope) -> AbstractContextManager[None]:
         """One transaction for every write of ``scope`` made in the block by this thread: all of them are
         stored, or, if the block raises, none (a bulk write such as an import)."""

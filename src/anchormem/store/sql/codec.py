@@ -12,6 +12,7 @@ from typing import Any
 from anchormem.model import Context, Event, Turn, Usage
 from anchormem.store.sql.dialect import decoder
 from anchormem.store.sql.keys import SCOPE_COLUMNS
+from anchormem.wire.serialize import stored_json
 
 TURN_COLUMNS = "id, session, position, speaker, text, timestamp, image_caption, time_given, metadata"
 CONTEXT_COLUMNS = "id, session, position, turn_ids, date, text, offsets"
@@ -50,7 +51,7 @@ def turn_row(t: Turn, now: float) -> tuple[object, ...]:
 @decoder
 def turn(row: Sequence[Any]) -> Turn:
     tid, session, position, speaker, text, timestamp, caption, given, meta = row
-    metadata = json.loads(meta) if meta is not None else None
+    metadata = stored_json(meta) if meta is not None else None
     return Turn(tid, session, position, speaker, text, timestamp, caption, given, metadata)
 
 

@@ -26,6 +26,7 @@ from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usa
 from anchormem.store.journal import Change
 from anchormem.store.protocol import Counts, Extraction, ExtractionState, Matrix, SavedRequest
 from anchormem.store.sql import catchup, changelog, codec, integrity, reads
+from anchormem.store.sql import forgotten as tombstones
 from anchormem.store.sql import lifecycle as life
 from anchormem.store.sql import requests as saved
 from anchormem.store.sql.base import SQLBase
@@ -396,3 +397,24 @@ class SQLStore(SQLBase):
     def release_request(self, owner: str, key: str) -> None:
         with self._tx() as cur:
             saved.release(cur, owner, key)
+
+    # keyed hashes of deleted turns (anchormem.lifecycle.forgotten): no words, no ids
+    def meta_once(self, key: str, value: str) -> str:
+        with self._tx() as cur:
+            return tombstones.insert_once(cur, key, value)
+
+    def forget(self, scope: Scope, hashes: Sequence[str]) -> None:
+        if hashes:
+            with self._tx() as cur:
+                tombstones.add(cur, _sk(scope), hashes)
+
+    def unforget(self, scope: Scope, hashes: Sequence[str]) -> None:
+        if hashes:
+            with self._tx() as cur:
+                tombstones.drop(cur, _sk(scope), hashes)
+
+    def forgotten(self, scope: Scope, hashes: Sequence[str]) -> set[str]:
+        if not hashes:
+            return set()
+        d = self.dialect
+        return {str(r[0]) for r in self._q(*tombstones.query(_sk(scope), hashes, d.in_ids, d.id_list(list(hashes))))}
