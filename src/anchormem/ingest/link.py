@@ -5,7 +5,8 @@ facts with cosine similarity > τ. A seed with no such neighbour forms no candid
 Redundancy pruning: O_max is the largest number of cluster facts that map to one
 context; if O_max ≥ ⌈N/2⌉ the cluster is discarded. A kept cluster pairs each
 distinct context with its first (most similar) fact: the input of event integration.
-Clusters with the same fact set (mutual neighbours) are merged into one.
+Clusters with the same fact set (mutual neighbours) are merged into one. Provisional anchors (a context's
+stand-ins while its facts wait for a batch answer) are no one's neighbours.
 """
 
 from __future__ import annotations
@@ -84,10 +85,12 @@ def build_clusters(
     for start in range(0, len(seeds), _BLOCK):
         block = seeds[start : start + _BLOCK]
         for (above, sims), i in zip(find(block, tau), block, strict=True):
-            if above.size == 0:
+            order = above[np.argsort(-sims, kind="stable")]
+            order = np.asarray([j for j in order if facts[int(j)].source != "provisional"], dtype=np.int64)
+            if order.size == 0:
                 continue
             report.candidates += 1
-            top = above[np.argsort(-sims, kind="stable")[:n_neighbors]]
+            top = order[:n_neighbors]
             members = [facts[i], *(facts[int(j)] for j in top)]
             if is_redundant([f.context_id for f in members], n_neighbors):
                 report.discarded += 1

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from anchormem.model import Context, Event, Fact, Scope
+from anchormem.model import VERBATIM_SOURCES, Context, Event, Fact, Scope
 from anchormem.query.neighbours import FactNeighbours
 from anchormem.query.rows import Blocks
 from anchormem.query.shared_list import SharedList
@@ -257,7 +257,7 @@ def _carry_lists(old: ScopeSnapshot, snap: ScopeSnapshot, moved: _Moved) -> None
         snap.__dict__["fact_speakers"] = (
             SharedList.of(old.fact_speakers)
             .without(gone_f)
-            .plus(anchor_speaker(f.text) if f.source == "offline" else None for f in new_facts)
+            .plus(anchor_speaker(f.text) if f.source in VERBATIM_SOURCES else None for f in new_facts)
         )
 
 

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from anchormem.config import ChunkSettings
 from anchormem.errors import ConfigError, InputError
-from anchormem.model import Context, Event, Fact, Scope, Turn
+from anchormem.model import VERBATIM_SOURCES, Context, Event, Fact, Scope, Turn
 from anchormem.query.dates import parse_when
 from anchormem.query.lexical import BM25Index
 from anchormem.query.neighbours import MIN_ROWS, FactNeighbours
@@ -168,7 +168,7 @@ class ScopeSnapshot:
     @cached_property
     def fact_speakers(self) -> Sequence[str | None]:
         """Per fact, the speaker of a verbatim anchor (the offline extractor's "user: I moved."), else None."""
-        return [anchor_speaker(f.text) if f.source == "offline" else None for f in self.facts]
+        return [anchor_speaker(f.text) if f.source in VERBATIM_SOURCES else None for f in self.facts]
 
     @cached_property
     def speaker_sums(self) -> dict[str, tuple[npt.NDArray[np.float64], int]]:

@@ -66,6 +66,9 @@ CREATE TABLE changes ({_SCOPE_COLS}, version BIGINT NOT NULL, entry TEXT NOT NUL
     PRIMARY KEY ({_SCOPE_KEY}, version));
 """
 
+# which fact of an event supersedes which (JSON [[newer, older, kind], ...]; NULL: none), from LLM integration
+_SUPERSEDES = "ALTER TABLE events ADD COLUMN supersedes TEXT;"
+
 SQLITE_MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_initial",
@@ -113,6 +116,7 @@ CREATE INDEX history_scope ON history ({_SCOPE_KEY}, seq);
     ),
     ("0010_event_facts_by_fact", _EVENTS_BY_FACT),
     ("0011_changes", _CHANGES),
+    ("0012_supersedes", _SUPERSEDES),
 ]
 
 PG_MIGRATIONS: list[tuple[str, str]] = [
@@ -179,6 +183,7 @@ $$;
     ("0009_narrow_reads", _NARROW_INDEXES.format(key=_SCOPE_KEY, seq=", seq")),
     ("0010_event_facts_by_fact", _EVENTS_BY_FACT),
     ("0011_changes", _CHANGES),
+    ("0012_supersedes", _SUPERSEDES),
 ]
 
 
