@@ -155,6 +155,13 @@ class Settings:
             return DEFAULT_HOME.expanduser() / "llm-cache.db"
         return self.store_path.with_name(self.store_path.stem + ".llm-cache.db")
 
+    @property
+    def batch_path(self) -> Path:
+        """The batch file store (requests written to batch files, answers read back; ``anchormem.llm.batch``):
+        beside the LLM response cache."""
+        cache = self.cache_path
+        return cache.with_name(cache.stem.removesuffix(".llm-cache") + ".llm-batch.db")
+
     @classmethod
     def load(
         cls,

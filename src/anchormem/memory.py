@@ -15,6 +15,7 @@ from anchormem._util.closeable import Closeable
 from anchormem._util.gcpause import paused_gc
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
+from anchormem.ingest.batched import BatchImport, BatchIngest
 from anchormem.ingest.ingester import Ingester, PendingAdd
 from anchormem.ingest.link import LinkFacts
 from anchormem.ingest.pipeline import Progress
@@ -91,6 +92,7 @@ class Memory(Closeable):
         self._ingester = Ingester(self._parts, locks, self.accounting, self._fact_source)
         self._records = Records(self._parts)
         self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester)
+        self._batch = BatchIngest(self._parts, self._ingester)
 
     def _fact_source(self, scope: Scope) -> LinkFacts:
         """The scope's facts, vectors, rows and neighbour index for linking: the snapshot this process holds,
@@ -134,6 +136,7 @@ class Memory(Closeable):
         facts: str | Path | None = None,
         events: str | Path | None = None,
         progress: Progress | None = None,
+        batch: bool = False,
         **scope: Unpack[ScopeArgs],
     ) -> IngestReport:
         """Add messages (or a whole conversation) to a user's memory.
@@ -156,14 +159,40 @@ class Memory(Closeable):
         New turns of a session continue after the turns already stored in it. ``facts``/``events``
         attach precomputed facts and events instead of extracting them. A re-run resumes
         extraction that failed.
+
+        ``batch=True`` sends the add's LLM requests through batch files instead of live calls (see
+        ``docs/batch.md``): the turns and contexts are stored and searchable at once (by provisional
+        anchors), the requests wait for :meth:`batch_export`, and :meth:`batch_import` of the results
+        finishes the add, round by round (facts, then events).
         """
         if isinstance(source, PendingAdd):
             if sample or facts or events or any(v is not None for v in scope.values()):
-                raise TypeError("add() of a PendingAdd takes only progress: it holds its scope and input")
-            return self._ingester.add(source, progress)
-        return self._ingester.add(
-            self.prepare_add(source, sample=sample, facts=facts, events=events, **scope), progress
-        )
+                raise TypeError("add() of a PendingAdd takes only progress and batch: it holds its scope and input")
+            pending = source
+        else:
+            pending = self.prepare_add(source, sample=sample, facts=facts, events=events, **scope)
+        if batch:
+            return self._batch.add(pending, progress)
+        return self._ingester.add(pending, progress)
+
+    def batch_export(self, path: str | Path, *, part_size: int | None = None) -> list[Path]:
+        """Write the LLM requests that wait for a batch answer (of every ``add(..., batch=True)`` and
+        :meth:`batch_import` so far) as an OpenAI Batch API input file; ``part_size`` splits it into
+        ``<stem>.partNNN.jsonl`` files of at most that many lines. Returns the files written (none when
+        nothing waits)."""
+        return self._batch.export(path, part_size)
+
+    def batch_import(
+        self, path: str | Path, *, progress: Progress | None = None, **scope: Unpack[ScopeArgs]
+    ) -> BatchImport:
+        """Read an OpenAI Batch API results file and finish what its answers allow: facts of the contexts they
+        answer (replacing their provisional anchors), then events once every context has its facts; the
+        requests this asks next wait for the next :meth:`batch_export`. Lines that give no answer
+        (malformed, duplicated, failed, for an unknown or forgotten request) are reported by number in
+        ``BatchImport.results`` and never applied. A scope narrows the memories finished (default: every
+        memory with work waiting). Importing the same file again, or a partial one, is safe."""
+        scopes = [self._scope(scope, "batch_import")] if any(v is not None for v in scope.values()) else None
+        return self._batch.import_results(path, scopes, progress)
 
     def prepare_add(self, source: Source, *, max_turns: int | None = None, **options: Unpack[AddArgs]) -> PendingAdd:
         """What :meth:`add` checks and reads before it runs (the same ``source`` and keywords), as a
@@ -186,14 +215,15 @@ class Memory(Closeable):
         facts: str | Path | None = None,
         events: str | Path | None = None,
         progress: Progress | None = None,
+        batch: bool = False,
     ) -> dict[str, IngestReport]:
         """Add every conversation of a LoCoMo file, each as its own run (``run_id`` = sample id).
-        ``path`` may be a string here: this method only reads files."""
+        ``path`` may be a string here: this method only reads files. ``batch`` as for :meth:`add`."""
         out: dict[str, IngestReport] = {}
         for conv in load_conversations(path):
             pre = load_precomputed(facts, events, sample_id=conv.name)
             pending = PendingAdd(make_scope(user_id, agent_id, conv.name), conv.turns, pre)
-            out[conv.name] = self._ingester.add(pending, progress)
+            out[conv.name] = self._batch.add(pending, progress) if batch else self._ingester.add(pending, progress)
         return out
 
     # -- query -------------------------------------------------------------------------------------------

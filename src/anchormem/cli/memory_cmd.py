@@ -35,6 +35,12 @@ def register(sub: Any) -> None:
         flag(p, "--all-samples", help="add every LoCoMo sample, each as its own run (--run = sample id)")
         p.add_argument("--facts", help="precomputed facts JSONL (records with dia_ids and facts)")
         p.add_argument("--events", help="precomputed events JSONL (records with event and source_facts)")
+        flag(
+            p,
+            "--batch",
+            help="send the LLM requests through batch files instead of live calls: the messages are stored and "
+            "searchable now, the requests wait for 'anchormem batch export' (see docs/batch.md)",
+        )
     with subcommand(
         sub, "search", "retrieve memories for a query, with provenance", via_server_or_local(cmd_search)
     ) as p:
@@ -84,11 +90,23 @@ def cmd_add(mem: Memory, args: argparse.Namespace) -> Any:
             if args.sample or args.run:
                 raise InputError("--all-samples cannot be combined with --sample or --run")
             reports = mem.add_all(
-                source, user_id=args.user, agent_id=args.agent, facts=args.facts, events=args.events, progress=bars
+                source,
+                user_id=args.user,
+                agent_id=args.agent,
+                facts=args.facts,
+                events=args.events,
+                progress=bars,
+                batch=args.batch,
             )
             return {name: report_dict(r) for name, r in reports.items()}
         report = mem.add(
-            source, sample=args.sample, facts=args.facts, events=args.events, progress=bars, **scope_kwargs(args)
+            source,
+            sample=args.sample,
+            facts=args.facts,
+            events=args.events,
+            progress=bars,
+            batch=args.batch,
+            **scope_kwargs(args),
         )
     return report_dict(report)
 

@@ -11,6 +11,12 @@ and clusters form only around the facts not yet linked (new facts, and facts who
 was deleted); their neighbours may be any fact. An add asks the store only about what it
 touches: the touched sessions' turns and windows, the contexts still to extract (those it
 cut are passed on, not read again), the turns they hold, the events its clusters would make.
+
+Batch files (:class:`~anchormem.llm.batch.BatchLLM`): a request without an answer yet raises
+:class:`~anchormem.llm.batch.BatchPendingError`. A context whose extraction waits keeps provisional
+anchors (the offline extractor's, status ``batch``: searchable, never part of an event) until a later run
+gets its answer and replaces them. Events wait until no context of the scope awaits its facts, so the
+clusters are those a live add forms; a cluster whose integration waits stays unlinked for the next run.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from anchormem.ingest.link import Cluster, LinkFacts, build_clusters
 from anchormem.ingest.parallel import tolerant
 from anchormem.ingest.precomputed import Precomputed
 from anchormem.ingest.windows import Known, placed, rechunk
+from anchormem.llm.batch import BatchPendingError
 from anchormem.llm.protocol import LLM
 from anchormem.model import Context, Event, Fact, FactSource, IngestReport, Scope, Turn
 from anchormem.store.protocol import Extraction, Store
@@ -103,10 +110,11 @@ class IngestPipeline:
     # -- steps -------------------------------------------------------------------------------------------
 
     def _extract(self, scope: Scope, pre: Precomputed | None, report: IngestReport, known: Known) -> None:
-        states = self.store.extraction_states(scope, status=("pending", "failed"))
+        states = self.store.extraction_states(scope, status=("pending", "failed", "batch"))
         if not states:
             return
         failed_before = {s.context_id for s in states if s.status == "failed"}
+        in_batch = {s.context_id for s in states if s.status == "batch"}
         missing = [s.context_id for s in states if s.context_id not in known.contexts]
         if missing:
             known.contexts.update((c.id, c) for c in self.store.contexts(scope, missing))
@@ -121,7 +129,12 @@ class IngestPipeline:
                 turns = self._turns_of(scope, rest, known)
                 self._save_direct(scope, [(c, extract_offline(c, turns)) for c in rest], "offline", report)
             elif rest:
-                self._extract_llm(scope, rest, report)
+                waiting = self._extract_llm(scope, rest, report)
+                fresh = [c for c in waiting if c.id not in in_batch]  # the others hold their anchors already
+                if fresh:
+                    turns = self._turns_of(scope, fresh, known)
+                    anchors = [(c, extract_offline(c, turns)) for c in fresh]
+                    self._save_direct(scope, anchors, "provisional", report, status="batch")
         finally:
             if failed_before:
                 now = self.store.extraction_states(scope, sorted(failed_before), status=("done",))
@@ -136,23 +149,30 @@ class IngestPipeline:
         return {tid: known.turns[tid] for tid in wanted if tid in known.turns}
 
     def _save_direct(
-        self, scope: Scope, items: Sequence[tuple[Context, Sequence[str]]], source: FactSource, report: IngestReport
+        self,
+        scope: Scope,
+        items: Sequence[tuple[Context, Sequence[str]]],
+        source: FactSource,
+        report: IngestReport,
+        status: str = "done",
     ) -> None:
         done = 0
         for start in range(0, len(items), EMBED_BATCH // 4):
             batch = [(c, make_facts(c, texts, source)) for c, texts in items[start : start + EMBED_BATCH // 4]]
-            report.facts_added += self._save(scope, batch)
+            added = self._save(scope, batch, status)
+            if status == "done":
+                report.facts_added += added
             done += len(batch)
             self.progress("facts", done, len(items))
 
-    def _save(self, scope: Scope, batch: Sequence[tuple[Context, list[Fact]]]) -> int:
+    def _save(self, scope: Scope, batch: Sequence[tuple[Context, list[Fact]]], status: str = "done") -> int:
         texts = [f.text for _, facts in batch for f in facts]
         vectors = self._embed(texts)
         out: list[Extraction] = []
         row = 0
         for context, facts in batch:
             bad = self._ungrounded.pop(context.id, 0)
-            out.append(Extraction(context.id, facts, vectors[row : row + len(facts)], ungrounded=bad))
+            out.append(Extraction(context.id, facts, vectors[row : row + len(facts)], ungrounded=bad, status=status))
             row += len(facts)
         return self.store.save_extractions(scope, out)
 
@@ -167,15 +187,21 @@ class IngestPipeline:
                 self.forget_cached(gone)
         return added
 
-    def _extract_llm(self, scope: Scope, todo: Sequence[Context], report: IngestReport) -> None:
+    def _extract_llm(self, scope: Scope, todo: Sequence[Context], report: IngestReport) -> list[Context]:
+        """Extract with the LLM; returns the contexts whose request waits for a batch answer."""
         assert self.extract_llm is not None
         llm = self.extract_llm
         buffer: list[tuple[Context, list[Fact]]] = []
         unavailable: list[tuple[Context, LLMUnavailableError]] = []
+        waiting: list[Context] = []
         done = 0
         try:
             for context, result in tolerant(lambda c: extract_with_llm(llm, c), todo, self.concurrency):
                 done += 1
+                if isinstance(result, BatchPendingError):
+                    report.llm_deferred += 1
+                    waiting.append(context)
+                    continue
                 report.llm_calls += 1
                 if isinstance(result, LLMUnavailableError):
                     unavailable.append((context, result))
@@ -206,10 +232,14 @@ class IngestPipeline:
         for context, error in unavailable:  # isolated faults: recorded, retried by the next run
             report.extractions_failed += 1
             self.store.mark_failed(scope, context.id, f"{type(error).__name__}: {error}")
+        return waiting
 
     def _link(self, scope: Scope, pre: Precomputed | None, report: IngestReport) -> None:
         seeds = self.store.unlinked_facts(scope)
         if not seeds and not (pre is not None and pre.events is not None):
+            return
+        if self.integrate_llm is not None and self.store.extraction_states(scope, status=("batch",)):
+            report.notes.append("events wait until every context's facts have their batch answer")
             return
         facts, vectors, rows, near = self._facts(scope)
         if pre is not None and pre.events is not None:
@@ -270,6 +300,10 @@ class IngestPipeline:
                 lambda cl: integrate_with_llm(llm, cl, contexts, facts), clusters, self.concurrency
             ):
                 done += 1
+                if isinstance(result, BatchPendingError):  # its seed stays unlinked: asked again next run
+                    report.llm_deferred += 1
+                    failed.add(cluster.seed_id)
+                    continue
                 report.llm_calls += 1
                 if isinstance(result, LLMError):
                     report.integrations_failed += 1

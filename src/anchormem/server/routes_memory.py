@@ -61,7 +61,7 @@ async def add(body: AddRequest, user_id: UserId, service: Svc) -> Any:
     pending = await run_in_threadpool(prepare)
 
     def call(progress: Progress | None = None) -> IngestReport:
-        return service.memory.add(pending, progress=progress)
+        return service.memory.add(pending, progress=progress, batch=body.batch)
 
     background = body.background if body.background is not None else len(pending.turns) > service.background_turns
     if not background:

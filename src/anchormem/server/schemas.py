@@ -63,7 +63,9 @@ the same as on every other path."""
 class AddRequest(BaseModel):
     """A list of ``messages``, or one LoCoMo-format ``conversation`` (an object with
     ``sample_id`` and ``conversation``). ``background``: run as a job (202 and a job to poll);
-    by default, requests with more than the server's threshold of turns run in the background."""
+    by default, requests with more than the server's threshold of turns run in the background. ``batch``: the
+    add's LLM requests wait for a batch file (``/v1/batch/export``) instead of live calls; the messages are
+    stored and searchable at once (docs/batch.md)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -72,6 +74,7 @@ class AddRequest(BaseModel):
     agent_id: str | None = Field(None, max_length=256)
     run_id: str | None = Field(None, max_length=256)
     background: bool | None = None
+    batch: bool = False
 
 
 class UpdateRequest(BaseModel):
