@@ -6,7 +6,7 @@ model, ``cached=False``); any other request is recorded and :class:`BatchPending
 So the product's own code runs unchanged: the same prompts, the same parsing and JSON repair
 (:func:`~anchormem.llm.structured.complete_parsed`; a reply it cannot read is asked again, which is
 one more request for the next batch), the same accounting (wrap it with
-:meth:`~anchormem.llm.accounting.Accounting.wrap`; a pending call counts as a failed one) and the
+:meth:`~anchormem.llm.accounting.Accounting.wrap`; a pending call counts no call and no tokens) and the
 same response cache (``CachedLLM(BatchLLM(...), path)``).
 
 The round trip::
