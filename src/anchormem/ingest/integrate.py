@@ -18,8 +18,8 @@ from anchormem.llm.protocol import LLM
 from anchormem.llm.structured import complete_parsed
 from anchormem.model import Context, Event, Fact, stable_id
 from anchormem.prompts import events as events_prompt
-from anchormem.query.dates import parse_when
 from anchormem.store.protocol import Matrix
+from anchormem.text.dates import parse_when
 
 
 def integrate_with_llm(llm: LLM, cluster: Cluster, contexts: Mapping[str, Context], facts: Mapping[str, Fact]) -> Event:

@@ -20,8 +20,8 @@ import numpy as np
 from anchormem.errors import InputError
 from anchormem.eval.answers.chats import SYSTEMS, Chat, ChatMessage, day_of
 from anchormem.memory import Memory
-from anchormem.query.fuse import order_by_score, rrf
-from anchormem.query.lexical import BM25Index
+from anchormem.search.fuse import order_by_score, rrf
+from anchormem.text.lexical import BM25Index
 
 __all__ = ["SYSTEMS", "Block", "BlockMaker", "MessageSearch", "render_messages"]
 
