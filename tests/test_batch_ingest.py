@@ -271,3 +271,34 @@ def test_the_cli_reaches_batch_ingest(tmp_path: Path, capsys: pytest.CaptureFixt
     assert done["waiting"] == 0
     assert main(["stats", "--user", "maya", *common]) == 0
     assert json.loads(capsys.readouterr().out)["events"] > 0
+
+
+def test_locomo_evidence_recall_runs_on_a_memory_built_through_batch_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from anchormem.cli.main import main
+    from tests.conftest import llm_responder
+    from tests.fixtures import write_locomo
+
+    data = write_locomo(tmp_path / "locomo.json")
+    run = tmp_path / "run"
+    llm = ["--llm-url", "http://127.0.0.1:9", "--llm-model", MODEL, "--embed-backend", "hash", "--quiet"]
+    store = ["--store", str(run / "memory.db")]
+    assert main(["add", str(data), "--sample", "conv-1", "--user", "conv-1", "--batch", *store, *llm]) == 0
+    for n in (1, 2, 3):
+        sent = tmp_path / f"r{n}.jsonl"
+        assert main(["batch", "export", str(sent), *store, *llm]) == 0
+        if not sent.exists():
+            break
+        answer(sent, tmp_path / f"r{n}.results.jsonl", llm_responder)
+        assert main(["batch", "import", str(tmp_path / f"r{n}.results.jsonl"), *store, *llm]) == 0
+    capsys.readouterr()
+    with Memory(Settings.load(env={}, store=str(run / "memory.db"), embed__backend="hash")) as built:
+        assert built.stats(user_id="conv-1").batch_extractions == 0
+        assert {f.source for f in built.facts(user_id="conv-1")} == {"llm"} and built.events(user_id="conv-1")
+        before = (built.facts(user_id="conv-1"), built.events(user_id="conv-1"))
+    evaluated = ["eval", "locomo", "--data", str(data), "--samples", "conv-1", "--out", str(run), "--no-answer"]
+    assert main([*evaluated, *llm, "--json"]) == 0  # the endpoint does not exist: nothing is asked of it
+    assert "recall" in capsys.readouterr().out
+    with Memory(Settings.load(env={}, store=str(run / "memory.db"), embed__backend="hash")) as built:
+        assert (built.facts(user_id="conv-1"), built.events(user_id="conv-1")) == before
