@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -161,3 +162,35 @@ def test_a_change_the_excerpts_cannot_hold_is_refused(answer: str, why: str) -> 
 def test_an_answer_without_changes_reads_as_before() -> None:
     assert events_prompt.read('{"event": "Maya has a cat."}', count=2) == events_prompt.Integration("Maya has a cat.")
     assert "changes" in events_prompt.build([('DATE: 1 May, 2024\nMaya said, "hi"', "Maya said hi.")])[-1]["content"]
+
+
+def test_mcp_langchain_and_the_prompt_carry_the_marks_and_links(mem: Memory) -> None:
+    import asyncio
+
+    from mcp import Client
+
+    from anchormem.integrations.langchain import to_documents
+    from anchormem.server.mcp import build_server
+
+    mem.add(MOVE, user_id="maya")
+    [event] = mem.events(user_id="maya")
+
+    async def search() -> dict[str, Any]:
+        async with Client(build_server(mem, user_id="maya")) as client:
+            result = await client.call_tool("search_memory", {"query": "Where does Maya live?"})
+            assert result.structured_content is not None
+            return dict(result.structured_content)
+
+    found = asyncio.run(search())
+    marks_by_id = {c["id"]: (c["latest"], c["newer"]) for c in found["contexts"]}
+    expected = {
+        h.context.id: (h.latest, list(h.newer)) for h in mem.search("Where does Maya live?", user_id="maya").contexts
+    }
+    assert marks_by_id == expected and sorted(m[0] for m in expected.values()) == [False, True]
+    assert [e["supersedes"] for e in found["events"]] == [[list(link) for link in event.supersedes]]
+    assert "[earlier]" in found["memories"] and "[latest]" in found["memories"]
+    docs = to_documents(mem.search("Where does Maya live?", user_id="maya"), scope={"user_id": "maya"})
+    assert {d.metadata.get("latest") for d in docs if d.metadata["kind"] == "context"} == {True, False}
+    assert [d.metadata["supersedes"] for d in docs if d.metadata["kind"] == "event"] == [
+        [list(link) for link in event.supersedes]
+    ]

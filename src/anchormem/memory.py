@@ -160,10 +160,8 @@ class Memory(Closeable):
         attach precomputed facts and events instead of extracting them. A re-run resumes
         extraction that failed.
 
-        ``batch=True`` sends the add's LLM requests through batch files instead of live calls (see
-        ``docs/batch.md``): the turns and contexts are stored and searchable at once (by provisional
-        anchors), the requests wait for :meth:`batch_export`, and :meth:`batch_import` of the results
-        finishes the add, round by round (facts, then events).
+        ``batch=True``: the LLM requests wait for :meth:`batch_export` instead of live calls; the turns are
+        searchable at once (provisional anchors) and :meth:`batch_import` finishes the add (``docs/batch.md``).
         """
         if isinstance(source, PendingAdd):
             if sample or facts or events or any(v is not None for v in scope.values()):
@@ -176,21 +174,16 @@ class Memory(Closeable):
         return self._ingester.add(pending, progress)
 
     def batch_export(self, path: str | Path, *, part_size: int | None = None) -> list[Path]:
-        """Write the LLM requests that wait for a batch answer (of every ``add(..., batch=True)`` and
-        :meth:`batch_import` so far) as an OpenAI Batch API input file; ``part_size`` splits it into
-        ``<stem>.partNNN.jsonl`` files of at most that many lines. Returns the files written (none when
-        nothing waits)."""
+        """Write the LLM requests that wait for a batch answer as an OpenAI Batch API input file (``part_size``:
+        ``<stem>.partNNN.jsonl`` files of at most that many lines); the files written (none: nothing waits)."""
         return self._batch.export(path, part_size)
 
     def batch_import(
         self, path: str | Path, *, progress: Progress | None = None, **scope: Unpack[ScopeArgs]
     ) -> BatchImport:
-        """Read an OpenAI Batch API results file and finish what its answers allow: facts of the contexts they
-        answer (replacing their provisional anchors), then events once every context has its facts; the
-        requests this asks next wait for the next :meth:`batch_export`. Lines that give no answer
-        (malformed, duplicated, failed, for an unknown or forgotten request) are reported by number in
-        ``BatchImport.results`` and never applied. A scope narrows the memories finished (default: every
-        memory with work waiting). Importing the same file again, or a partial one, is safe."""
+        """Read a Batch API results file and derive what its answers allow in every memory with work waiting
+        (a scope narrows it): facts, then events once every context has its facts. Unusable lines are reported
+        by number in ``BatchImport.results``, never applied; safe to repeat (``docs/batch.md``)."""
         scopes = [self._scope(scope, "batch_import")] if any(v is not None for v in scope.values()) else None
         return self._batch.import_results(path, scopes, progress)
 
