@@ -194,3 +194,25 @@ def test_mcp_langchain_and_the_prompt_carry_the_marks_and_links(mem: Memory) -> 
     assert [d.metadata["supersedes"] for d in docs if d.metadata["kind"] == "event"] == [
         [list(link) for link in event.supersedes]
     ]
+
+
+def test_rest_carries_the_marks_and_links(mem: Memory) -> None:
+    from fastapi.testclient import TestClient
+
+    from anchormem.server.app import create_app
+    from anchormem.server.keys import KeyRing
+
+    mem.add(MOVE, user_id="maya")
+    [event] = mem.events(user_id="maya")
+    with TestClient(create_app(mem, KeyRing.from_raw({"k": ["maya"]}), warm=False)) as client:
+        found = client.post(
+            "/v1/users/maya/search", json={"query": "Where does Maya live?"}, headers={"X-API-Key": "k"}
+        )
+        body = found.json()
+        got = client.get(f"/v1/users/maya/records/{event.id}", headers={"X-API-Key": "k"}).json()
+    expected = mem.search("Where does Maya live?", user_id="maya")
+    assert [(c["latest"], c["newer"]) for c in body["contexts"]] == [
+        (h.latest, list(h.newer)) for h in expected.contexts
+    ]
+    assert [e["event"]["supersedes"] for e in body["events"]] == [[list(link) for link in event.supersedes]]
+    assert got["supersedes"] == [list(link) for link in event.supersedes]
