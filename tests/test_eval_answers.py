@@ -177,6 +177,8 @@ def test_blocks_fit_the_budget_and_say_what_they_show(memory: Memory, tmp_path: 
     assert whole is not None and whole.shown == {m.id for m in chat.messages}
     assert whole.text == render_messages(chat, chat.messages) and '[D2:1] User: "My dad Marco' in whole.text
     assert BlockMaker(memory, "u", chat, whole_max=100).block("whole", "q", 700) is None
+    named = BlockMaker(memory, "u", chat, whole_max=10_000, named=True).block("whole", "q", 700)
+    assert named is not None and '[D2:1] Noor: "My dad Marco' in named.text and "] User:" not in named.text
     with pytest.raises(InputError, match="unknown system"):
         maker.block("mem0", "q", 700)
 
