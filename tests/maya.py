@@ -46,8 +46,9 @@ class TopicEmbedder:
     """Texts on one topic (a word of :data:`TOPICS`) land close together (cosine > 0.9), others apart: what
     MiniLM gives the statements of one subject, without the model."""
 
-    def __init__(self) -> None:
+    def __init__(self, hash_weight: float = 0.3) -> None:
         self._hash = HashEmbedder(64)
+        self._weight = hash_weight  # 0.8: one subject's statements at cosine 0.6-0.8, as MiniLM puts a move
 
     @property
     def name(self) -> str:
@@ -58,7 +59,7 @@ class TopicEmbedder:
         return 64 + len(TOPICS)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        base = np.asarray(self._hash.embed(list(texts)), dtype=np.float32) * 0.3
+        base = np.asarray(self._hash.embed(list(texts)), dtype=np.float32) * self._weight
         topic = np.zeros((len(texts), len(TOPICS)), dtype=np.float32)
         for row, text in enumerate(texts):
             words = set(re.findall(r"\w+", text.lower()))

@@ -216,3 +216,33 @@ def test_rest_carries_the_marks_and_links(mem: Memory) -> None:
     ]
     assert [e["event"]["supersedes"] for e in body["events"]] == [[list(link) for link in event.supersedes]]
     assert got["supersedes"] == [list(link) for link in event.supersedes]
+
+
+def test_change_probes_find_a_move_told_in_other_words(tmp_path: Path) -> None:
+    """With MiniLM a move ("lives in Lavapiés" / "moved to Carabanchel", 0.60) stays below the event graph's
+    tau (0.85): no cluster asks about it. ``graph.change_tau`` pairs each new fact with its nearest fact of
+    another context below tau; the pair's event is kept only when the model lists a change."""
+    loose = TopicEmbedder(hash_weight=0.8)
+    said = ["Maya lives in Lavapiés.", "Maya moved to Carabanchel in September 2024."]
+    vectors = loose.embed(said)
+    assert 0.5 < float(vectors[0] @ vectors[1]) < 0.85
+    plain = Settings.load(env={}, store=str(tmp_path / "plain.db"), embed__backend="hash")
+    with Memory(plain, embedder=loose, llm=FakeLLM(recorded, model="recorded-llm")) as mem:
+        mem.add(all_sessions(), user_id="maya")
+        assert not any("Carabanchel" in e.text for e in mem.events(user_id="maya"))  # the paper's graph alone
+    probing = Settings.load(env={}, store=str(tmp_path / "probe.db"), embed__backend="hash", graph__change_tau=0.5)
+    llm = FakeLLM(recorded, model="recorded-llm")
+    with Memory(probing, embedder=loose, llm=llm) as mem:
+        mem.add(all_sessions(), user_id="maya")
+        facts = {f.id: f.text for f in mem.facts(user_id="maya")}
+        links = {(facts[a], facts[b], kind) for e in mem.events(user_id="maya") for a, b, kind in e.supersedes}
+        assert ("Maya moved to Carabanchel in September 2024.", "Maya lives in Lavapiés.", "change") in links
+        cat = {"Maya has a cat named Pico.", "Maya's cat Pico turned three."}
+        assert not any({facts[f] for f in e.fact_ids} == cat for e in mem.events(user_id="maya"))  # asked, no change
+        asked = [r[-1]["content"] for r in llm.requests if "Key fact:" in r[-1]["content"]]
+        assert any("Key fact: Maya's cat Pico turned three." in q for q in asked)  # the cat pair was asked
+        found = marks(mem.search("Where does Maya live?", user_id="maya"))
+        assert found["I live in Lavapiés with my partner."] == (False, ["We finally moved to Carabanchel last week!"])
+        calls = llm.calls
+        mem.add(all_sessions(), user_id="maya")  # nothing new: no fact to probe around, no call
+        assert llm.calls == calls

@@ -22,8 +22,9 @@ clusters are those a live add forms; a cluster whose integration waits stays unl
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import TypeVar
 
 import numpy as np
@@ -34,7 +35,7 @@ from anchormem.errors import LLMError, LLMUnavailableError
 from anchormem.ingest.extract import extract_offline, extract_with_llm, make_facts
 from anchormem.ingest.grounding import ground
 from anchormem.ingest.integrate import attach_events, extractive_event, integrate_with_llm, mean_vectors
-from anchormem.ingest.link import Cluster, LinkFacts, build_clusters
+from anchormem.ingest.link import Cluster, LinkFacts, build_clusters, change_probes
 from anchormem.ingest.parallel import tolerant
 from anchormem.ingest.precomputed import Precomputed
 from anchormem.ingest.windows import Known, placed, rechunk
@@ -262,8 +263,13 @@ class IngestPipeline:
         )
         report.clusters_kept += len(linked.kept)
         report.clusters_discarded += linked.discarded
-        existing = self._stored_events(scope, [c.event_id for c in linked.kept])
-        clusters = [c for c in linked.kept if c.event_id not in existing]
+        probes: list[Cluster] = []
+        if self.integrate_llm is not None and self.graph.change_tau is not None:
+            asked = {frozenset(pair) for c in linked.kept for pair in combinations(c.fact_ids, 2)}
+            low, high = self.graph.change_tau, self.graph.tau
+            probes = change_probes(facts, vectors, seeds, low, high, asked, rows=rows, near=near)
+        existing = self._stored_events(scope, [c.event_id for c in (*linked.kept, *probes)])
+        clusters = [c for c in (*linked.kept, *probes) if c.event_id not in existing]
         by_id = {fid: facts[rows[fid]] for c in clusters for fid in c.fact_ids}  # the clusters' facts only
         failed: set[str] = set()
         if clusters and self.integrate_llm is None:
@@ -271,7 +277,7 @@ class IngestPipeline:
             vecs = mean_vectors([[rows[f] for f in c.fact_ids] for c in clusters], vectors)
             self._save_events(scope, events, vecs, report)
         elif clusters:
-            failed = self._integrate_llm(scope, clusters, by_id, report)
+            failed = self._integrate_llm(scope, clusters, by_id, report, {p.event_id for p in probes})
         self.store.set_linked(scope, [f for f in seeds if f not in failed])
 
     def _facts(self, scope: Scope) -> LinkFacts:
@@ -285,9 +291,15 @@ class IngestPipeline:
         return {e.id for e in self.store.events(scope, ids)} if ids else set()
 
     def _integrate_llm(
-        self, scope: Scope, clusters: Sequence[Cluster], facts: dict[str, Fact], report: IngestReport
+        self,
+        scope: Scope,
+        clusters: Sequence[Cluster],
+        facts: dict[str, Fact],
+        report: IngestReport,
+        probes: Collection[str] = (),
     ) -> set[str]:
-        """Write the clusters' events; returns the seed fact ids of clusters whose integration failed."""
+        """Write the clusters' events (of ``probes``, event ids of change probes, only those that say a change);
+        returns the seed fact ids of clusters whose integration failed."""
         assert self.integrate_llm is not None
         llm = self.integrate_llm
         named = sorted({cid for cluster in clusters for cid, _ in cluster.pairs})
@@ -308,7 +320,7 @@ class IngestPipeline:
                 if isinstance(result, LLMError):
                     report.integrations_failed += 1
                     failed.add(cluster.seed_id)
-                else:
+                elif result.supersedes or result.id not in probes:
                     buffer.append(result)
                 if len(buffer) >= SAVE_EVERY:
                     self._save_events(scope, buffer, self._embed([e.text for e in buffer]), report)
