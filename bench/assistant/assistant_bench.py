@@ -38,6 +38,7 @@ import re
 import tempfile
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -145,11 +146,16 @@ def recall(gold: set[str], found: set[str]) -> float:
 
 
 def evaluate(
-    paths: Sequence[str], speakers: str, variants: Sequence[str], verbose: bool, batch: MemoryBatch | None = None
+    paths: Sequence[str],
+    speakers: str,
+    variants: Sequence[str],
+    verbose: bool,
+    batch: MemoryBatch | None = None,
+    base: Settings | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     rows: list[dict[str, Any]] = []
     sizes: dict[str, list[float]] = defaultdict(list)
-    for memory, user, sample, baseline in loaded(paths, speakers, batch):
+    for memory, user, sample, baseline in loaded(paths, speakers, batch, base):
         for qa in sample["qa"]:
             question = qa.get("question_named", qa["question"]) if speakers == "named" else qa["question"]
             gold = set(qa["evidence"])
@@ -181,12 +187,12 @@ def evaluate(
 
 
 def loaded(
-    paths: Sequence[str], speakers: str, batch: MemoryBatch | None = None
+    paths: Sequence[str], speakers: str, batch: MemoryBatch | None = None, base: Settings | None = None
 ) -> Iterator[tuple[Memory, str, dict[str, Any], MessageBaseline]]:
     """Each chat added to one fresh memory (its ``sample_id`` as the user), with its message-level baseline;
     with ``batch``, on the LLM path: facts and events the model wrote, answered through batch files."""
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(store=str(Path(tmp) / "m.db"))
+        settings = replace(base or Settings(), store=str(Path(tmp) / "m.db"))
         memory = Memory(batch.settings(settings) if batch is not None else settings)
         try:
             for path in paths:
@@ -199,11 +205,11 @@ def loaded(
             memory.close()
 
 
-def waiting(paths: Sequence[str], speakers: str, batch: MemoryBatch) -> str | None:
+def waiting(paths: Sequence[str], speakers: str, batch: MemoryBatch, base: Settings) -> str | None:
     """Import the results files, build every chat's memory: None when every request has its answer, else what
     to do (the waiting requests written to ``batch.dir``/assistant-round-N.jsonl)."""
     batch.dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp, Memory(batch.settings(Settings(store=str(Path(tmp) / "m.db")))) as mem:
+    with tempfile.TemporaryDirectory() as tmp, Memory(batch.settings(replace(base, store=f"{tmp}/m.db"))) as mem:
         for results in batch.results:
             print(mem.batch_import(results).results.describe())
         for path in paths:
@@ -259,7 +265,11 @@ def main() -> None:
     parser.add_argument("--memory-batch", metavar="MODEL", help="the LLM path: facts and events MODEL wrote")
     parser.add_argument("--memory-dir", help="with --memory-batch: where its requests and answers are kept")
     parser.add_argument("--memory-results", action="append", default=[], metavar="FILE", help="batch output file")
+    parser.add_argument("--change-tau", type=float, help="graph.change_tau: ask the model about changes below tau")
     args = parser.parse_args()
+    base = Settings()
+    if args.change_tau is not None:
+        base = replace(base, graph=replace(base.graph, change_tau=args.change_tau))
     variants = args.variant or ["anchormem", "bm25"]
     batch = None
     if args.memory_batch:
@@ -267,12 +277,12 @@ def main() -> None:
             parser.error("--memory-batch needs --memory-dir")
         results = tuple(Path(p) for p in args.memory_results)
         batch = MemoryBatch(model=args.memory_batch, dir=Path(args.memory_dir), results=results)
-        todo = waiting(args.data, args.speakers, batch)
+        todo = waiting(args.data, args.speakers, batch, base)
         if todo is not None:
             print(todo)
             return
         print(f"path: LLM, facts and events by {args.memory_batch} (batch files in {args.memory_dir})")
-    rows, chars = evaluate(args.data, args.speakers, variants, args.verbose, batch)
+    rows, chars = evaluate(args.data, args.speakers, variants, args.verbose, batch, base)
     print(report(rows, variants, chars))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")
