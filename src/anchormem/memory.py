@@ -20,6 +20,7 @@ from anchormem.embed.protocol import Embedder
 from anchormem.index import ann
 from anchormem.index.cache import SnapshotCache
 from anchormem.index.snapshot import ScopeSnapshot
+from anchormem.ingest.batched import BatchImport, BatchIngest
 from anchormem.ingest.ingester import Ingester, PendingAdd
 from anchormem.ingest.link import LinkFacts
 from anchormem.ingest.pipeline import Progress
@@ -91,6 +92,7 @@ class Memory(Closeable):
         self._ingester = Ingester(self._parts, locks, self.accounting, self._fact_source)
         self._records = Records(self._parts)
         self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester)
+        self._batch = BatchIngest(self._parts, self._ingester)
 
     def _fact_source(self, scope: Scope) -> LinkFacts:
         """The scope's facts, vectors, rows and neighbour index for linking: the snapshot this process holds,
@@ -135,6 +137,7 @@ class Memory(Closeable):
         events: str | Path | None = None,
         progress: Progress | None = None,
         readd: bool = False,
+        batch: bool = False,
         **scope: Unpack[ScopeArgs],
     ) -> IngestReport:
         """Add messages (or a whole conversation) to a user's memory.
@@ -160,14 +163,32 @@ class Memory(Closeable):
 
         A message a delete removed is not stored again when it is re-sent (same id, or same content): the
         report's notes count what was skipped. ``readd=True`` stores such messages again on purpose.
+        ``batch=True``: the LLM requests wait for :meth:`batch_export` instead of live calls; the turns are
+        searchable at once (provisional anchors) and :meth:`batch_import` finishes the add (``docs/batch.md``).
         """
         if isinstance(source, PendingAdd):
             if sample or facts or events or readd or any(v is not None for v in scope.values()):
-                raise TypeError("add() of a PendingAdd takes only progress: it holds its scope and input")
-            return self._ingester.add(source, progress)
-        return self._ingester.add(
-            self.prepare_add(source, sample=sample, facts=facts, events=events, readd=readd, **scope), progress
-        )
+                raise TypeError("add() of a PendingAdd takes only progress and batch: it holds its scope and input")
+            pending = source
+        else:
+            pending = self.prepare_add(source, sample=sample, facts=facts, events=events, readd=readd, **scope)
+        if batch:
+            return self._batch.add(pending, progress)
+        return self._ingester.add(pending, progress)
+
+    def batch_export(self, path: str | Path, *, part_size: int | None = None) -> list[Path]:
+        """Write the LLM requests that wait for a batch answer as an OpenAI Batch API input file (``part_size``:
+        ``<stem>.partNNN.jsonl`` files of at most that many lines); the files written (none: nothing waits)."""
+        return self._batch.export(path, part_size)
+
+    def batch_import(
+        self, path: str | Path, *, progress: Progress | None = None, **scope: Unpack[ScopeArgs]
+    ) -> BatchImport:
+        """Read a Batch API results file and derive what its answers allow in every memory with work waiting
+        (a scope narrows it): facts, then events once every context has its facts. Unusable lines are reported
+        by number in ``BatchImport.results``, never applied; safe to repeat (``docs/batch.md``)."""
+        scopes = [self._scope(scope, "batch_import")] if any(v is not None for v in scope.values()) else None
+        return self._batch.import_results(path, scopes, progress)
 
     def prepare_add(self, source: Source, *, max_turns: int | None = None, **options: Unpack[AddArgs]) -> PendingAdd:
         """What :meth:`add` checks and reads before it runs (the same ``source`` and keywords), as a
@@ -191,14 +212,15 @@ class Memory(Closeable):
         facts: str | Path | None = None,
         events: str | Path | None = None,
         progress: Progress | None = None,
+        batch: bool = False,
     ) -> dict[str, IngestReport]:
         """Add every conversation of a LoCoMo file, each as its own run (``run_id`` = sample id).
-        ``path`` may be a string here: this method only reads files."""
+        ``path`` may be a string here: this method only reads files. ``batch`` as for :meth:`add`."""
         out: dict[str, IngestReport] = {}
         for conv in load_conversations(path):
             pre = load_precomputed(facts, events, sample_id=conv.name)
             pending = PendingAdd(make_scope(user_id, agent_id, conv.name), conv.turns, pre)
-            out[conv.name] = self._ingester.add(pending, progress)
+            out[conv.name] = self._batch.add(pending, progress) if batch else self._ingester.add(pending, progress)
         return out
 
     # -- query -------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from anchormem import __version__
-from anchormem.cli import demo, eval_cmd, lifecycle_cmd, maintenance_cmd, memory_cmd, serve_cmd
+from anchormem.cli import batch_cmd, demo, eval_cmd, lifecycle_cmd, maintenance_cmd, memory_cmd, serve_cmd
 from anchormem.cli.text import to_text
 from anchormem.errors import AnchorMemError
 from anchormem.wire.serialize import one_line, to_jsonable
@@ -24,7 +24,7 @@ from anchormem.wire.serialize import one_line, to_jsonable
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
-COMMAND_MODULES = (memory_cmd, demo, eval_cmd, lifecycle_cmd, maintenance_cmd, serve_cmd)
+COMMAND_MODULES = (memory_cmd, batch_cmd, demo, eval_cmd, lifecycle_cmd, maintenance_cmd, serve_cmd)
 """Every command module, in the order ``anchormem --help`` lists their commands."""
 
 

@@ -54,6 +54,12 @@ def register(sub: Any) -> None:
             "--readd",
             help="store again messages a delete removed (by default a re-sent deleted message is skipped)",
         )
+        flag(
+            p,
+            "--batch",
+            help="send the LLM requests through batch files instead of live calls: the messages are stored and "
+            "searchable now, the requests wait for 'anchormem batch export' (see docs/batch.md)",
+        )
     with subcommand(
         sub, "search", "retrieve memories for a query, with provenance", via_server_or_local(cmd_search, reads=True)
     ) as p:
@@ -122,7 +128,13 @@ def cmd_add(mem: Memory | Client, args: argparse.Namespace) -> Any:
             if args.sample or args.run:
                 raise InputError("--all-samples cannot be combined with --sample or --run")
             reports = mem.add_all(
-                source, user_id=args.user, agent_id=args.agent, facts=args.facts, events=args.events, progress=bars
+                source,
+                user_id=args.user,
+                agent_id=args.agent,
+                facts=args.facts,
+                events=args.events,
+                progress=bars,
+                batch=args.batch,
             )
             return {name: report_dict(r) for name, r in reports.items()}
         report = mem.add(
@@ -132,6 +144,7 @@ def cmd_add(mem: Memory | Client, args: argparse.Namespace) -> Any:
             events=args.events,
             progress=bars,
             readd=args.readd,
+            batch=args.batch,
             **scope_kwargs(args),
         )
     return report_dict(report)

@@ -15,7 +15,8 @@ message of the memory, so what a graph writes is searched like any conversation:
 - **search**: with ``query``, an anchormem search of the prefix's scope: one item per turn of the
   returned contexts, best first, each item once, its ``score`` the context's scaled by the share of the query's
   content words its own text holds (half to whole, :func:`turn_score`), and the provenance under
-  ``value["anchormem"]`` (context id, turn ids, rank, date, session, the context's text). Turns added to
+  ``value["anchormem"]`` (context id, turn ids, rank, date, session, the context's text, and the
+  ``latest``/``newer`` marks of :class:`~anchormem.model.ContextHit`). Turns added to
   the memory in other ways (``memory.add``) come back too, with ``{"text", "speaker"}`` as value.
   Without ``query``: the items of the prefix in insertion order. ``filter`` is equality on the value's
   top-level fields (with a query it narrows the search itself, as anchormem's metadata filters).
@@ -218,6 +219,8 @@ class AnchorMemStore(BaseStore):
                         "date": hit.context.date,
                         "session": hit.context.session,
                         "text": hit.context.text,
+                        "latest": hit.latest,  # [latest]/[earlier] on the query's subject (None: not compared)
+                        "newer": list(hit.newer),
                     }
                     score = turn_score(hit.score, asked, turn)
                     item = self._item(turn, namespace_of(scope), found=True, score=score, provenance=provenance)

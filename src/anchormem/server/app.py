@@ -20,6 +20,7 @@ from anchormem.server.gate import DEFAULT_QUEUE, DEFAULT_READERS, Gates
 from anchormem.server.idempotency import Idempotency
 from anchormem.server.jobs import JobManager
 from anchormem.server.keys import KeyRing
+from anchormem.server.routes_batch import router as batch_router
 from anchormem.server.routes_memory import router as memory_router
 from anchormem.server.routes_records import router as records_router
 from anchormem.server.routes_records import service_router
@@ -155,6 +156,7 @@ def create_app(
     app.include_router(service_router)
     app.include_router(memory_router)
     app.include_router(records_router)
+    app.include_router(batch_router)
     app.include_router(ui_router)
     app.add_middleware(Idempotency, store=lambda: memory.store, keys=keys)
     app.add_middleware(BodyLimit, limit=max_body)  # the outer one: a retried body is read within the limit

@@ -303,7 +303,15 @@ def build_server(
                 }
                 for h in result.contexts
             ],
-            "events": [{"id": e.event.id, "score": round(e.score, 4), "text": e.event.text} for e in result.events],
+            "events": [
+                {
+                    "id": e.event.id,
+                    "score": round(e.score, 4),
+                    "text": e.event.text,
+                    "supersedes": [list(link) for link in e.event.supersedes],  # [newer fact, older fact, kind]
+                }
+                for e in result.events
+            ],
         }
         return CallToolResult(content=[TextContent(type="text", text=block)], structured_content=structured)
 

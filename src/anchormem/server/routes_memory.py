@@ -63,7 +63,7 @@ async def add(body: AddRequest, user_id: UserId, service: Svc) -> Any:
     pending = await service.read(key_of(scope), prepare)  # reading the body is the memory's work too
 
     def call(progress: Progress | None = None) -> IngestReport:
-        return service.memory.add(pending, progress=progress)
+        return service.memory.add(pending, progress=progress, batch=body.batch)
 
     turns = len(pending.turns)
     auto = turns > min(service.background_turns, service.foreground_turns)

@@ -75,7 +75,9 @@ the same as on every other path."""
 class AddRequest(BaseModel):
     """A list of ``messages``, or one LoCoMo-format ``conversation`` (an object with
     ``sample_id`` and ``conversation``). ``background``: run as a job (202 and a job to poll);
-    by default, requests with more than the server's threshold of turns run in the background."""
+    by default, requests with more than the server's threshold of turns run in the background. ``batch``: the
+    add's LLM requests wait for a batch file (``/v1/batch/export``) instead of live calls; the messages are
+    stored and searchable at once (docs/batch.md)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -89,6 +91,7 @@ class AddRequest(BaseModel):
         description="store again messages a delete removed (default false: a re-sent deleted message is skipped "
         "and counted in the report's notes)",
     )
+    batch: StrictBool = False
 
 
 class UpdateRequest(BaseModel):
