@@ -12,6 +12,7 @@ from anchormem.cli.common import positive_int, settings_from, store_options
 
 if TYPE_CHECKING:
     from anchormem.eval.answers.bench import AnswersConfig, Role
+    from anchormem.eval.answers.memory_batch import MemoryBatch
 
 
 def register(inner: Any) -> None:
@@ -66,6 +67,21 @@ def _block_options(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--whole-max", type=positive_int, default=60_000, help="the whole chat is a system where it fits this many"
     )
+    g = s.add_argument_group("memories on the LLM path (default: the offline path)")
+    g.add_argument(
+        "--memory-batch",
+        metavar="MODEL",
+        help="build the memories with facts and events MODEL wrote, its requests through batch files: a run stops "
+        "while requests wait and writes them to --memory-dir (docs/batch.md)",
+    )
+    g.add_argument("--memory-dir", help="where the memory requests and answers are kept (default: --out / --run)")
+    g.add_argument(
+        "--memory-results",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a batch output file of the memory requests (repeatable)",
+    )
 
 
 def _role(args: argparse.Namespace, role: str) -> Role:
@@ -97,7 +113,7 @@ def _config(args: argparse.Namespace, out: Path) -> AnswersConfig:
         unknown = [n for n in name if n not in known]
         if unknown or not name:
             raise ConfigError(f"unknown {what} {', '.join(unknown) or '(none)'}; known: {', '.join(known)}")
-    settings = replace(settings_from(args), llm=None)  # blocks come from the offline path
+    settings = replace(settings_from(args), llm=None)  # blocks come from the offline path, unless --memory-batch
     return AnswersConfig(
         out=out,
         data=tuple(Path(p).expanduser() for p in args.data),
@@ -107,7 +123,23 @@ def _config(args: argparse.Namespace, out: Path) -> AnswersConfig:
         spellings=spellings,
         whole_max=args.whole_max,
         settings=settings,
+        memory_batch=_memory_batch(args, out),
     )
+
+
+def _memory_batch(args: argparse.Namespace, out: Path) -> MemoryBatch | None:
+    from anchormem.errors import ConfigError
+    from anchormem.eval.answers.memory_batch import MemoryBatch
+
+    results = tuple(Path(p).expanduser() for p in args.memory_results)
+    if args.memory_batch is None:
+        if args.memory_dir or results:
+            raise ConfigError("--memory-dir and --memory-results go with --memory-batch MODEL")
+        return None
+    if args.memory_dir is None and getattr(args, "out", None) is None and not getattr(args, "run", None):
+        raise ConfigError("--memory-batch needs --memory-dir DIR here (where its requests and answers are kept)")
+    where = Path(args.memory_dir).expanduser() if args.memory_dir else out
+    return MemoryBatch(model=args.memory_batch, dir=where, results=results)
 
 
 def cmd_answers(args: argparse.Namespace) -> Any:

@@ -6,7 +6,7 @@ model, ``cached=False``); any other request is recorded and :class:`BatchPending
 So the product's own code runs unchanged: the same prompts, the same parsing and JSON repair
 (:func:`~anchormem.llm.structured.complete_parsed`; a reply it cannot read is asked again, which is
 one more request for the next batch), the same accounting (wrap it with
-:meth:`~anchormem.llm.accounting.Accounting.wrap`; a pending call counts as a failed one) and the
+:meth:`~anchormem.llm.accounting.Accounting.wrap`; a pending call counts no call and no tokens) and the
 same response cache (``CachedLLM(BatchLLM(...), path)``).
 
 The round trip::
@@ -194,6 +194,40 @@ class BatchLLM(Closeable):
             self._take(item, path, report)
         report.missing = self.unanswered()
         return report
+
+    def forget_containing(self, text: str) -> int:
+        """Delete every request whose line holds ``text``, and its answer, and every answer whose text holds it
+        (a delete or update of the memory forgot these words); returns how many requests and answers went.
+        A results line for a forgotten request is then ``unknown``: its answer is never stored."""
+        if not text:
+            return 0
+        escaped = json.dumps(text, ensure_ascii=False)[1:-1]  # as it appears inside a request's JSON line
+        with self._lock:
+            try:
+                self._db.execute("BEGIN")
+                gone = [
+                    row[0]
+                    for row in self._db.execute(
+                        "SELECT custom_id FROM batch_requests WHERE instr(line, ?) > 0 OR instr(line, ?) > 0",
+                        (text, escaped),
+                    ).fetchall()
+                ]
+                gone += [
+                    row[0]
+                    for row in self._db.execute(
+                        "SELECT custom_id FROM batch_answers WHERE instr(text, ?) > 0", (text,)
+                    ).fetchall()
+                ]
+                removed = 0
+                for cid in dict.fromkeys(gone):
+                    removed += self._db.execute("DELETE FROM batch_requests WHERE custom_id = ?", (cid,)).rowcount
+                    removed += self._db.execute("DELETE FROM batch_answers WHERE custom_id = ?", (cid,)).rowcount
+                    self._pending.pop(cid, None)
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._db.execute("ROLLBACK")
+                raise StoreError(f"batch store {self._path}: {exc}") from exc
+        return removed
 
     def close(self) -> None:
         with self._lock:

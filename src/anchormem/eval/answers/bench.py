@@ -21,6 +21,7 @@ from pathlib import Path
 from anchormem.config import LLMSettings, Settings
 from anchormem.errors import ConfigError
 from anchormem.eval.answers.chats import SPELLINGS, SYSTEMS, Chat, load_chats
+from anchormem.eval.answers.memory_batch import MemoryBatch
 from anchormem.eval.answers.run import Round, judge_answers, read_tasks_with
 from anchormem.eval.answers.score import format_by_kind, format_proxy, format_scores, proxy_table, score_table
 from anchormem.eval.answers.tasks import iter_blocks, make_tasks, read_tasks, write_tasks
@@ -60,6 +61,16 @@ class AnswersConfig:
     part_size: int = 100
     workers: int = 4
     settings: Settings | None = None
+    memory_batch: MemoryBatch | None = None  # memories on the LLM path, through batch files (memory_batch.py)
+
+    def block_settings(self, chats: list[Chat]) -> tuple[Settings | None, str | None]:
+        """The settings the blocks' memories are built with, or (None, what to do) while memory requests
+        wait for their batch answers."""
+        if self.memory_batch is None:
+            return self.settings, None
+        base = self.settings or Settings()
+        waiting = self.memory_batch.prepare(chats, self.spellings, base)
+        return self.memory_batch.settings(base), waiting
 
 
 def _chats(paths: tuple[Path, ...], samples: tuple[str, ...] | None = None) -> list[Chat]:
@@ -82,8 +93,11 @@ def prepare_tasks(config: AnswersConfig) -> str:
         if system not in SYSTEMS:
             raise ConfigError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
     chats = _chats(config.data, config.samples)
+    settings, waiting = config.block_settings(chats)
+    if waiting is not None:
+        return waiting
     items = iter_blocks(
-        chats, config.systems, config.spellings, config.budget, whole_max=config.whole_max, settings=config.settings
+        chats, config.systems, config.spellings, config.budget, whole_max=config.whole_max, settings=settings
     )
     tasks, key = make_tasks(items, seed=config.seed)
     write_tasks(config.out, tasks, key)
@@ -97,13 +111,12 @@ def proxy_report(config: AnswersConfig, *, from_run: bool = False) -> str:
         _, by_id = read_tasks(config.out)
         key = list(by_id.values())
     else:
+        chats = _chats(config.data, config.samples)
+        settings, waiting = config.block_settings(chats)
+        if waiting is not None:
+            return waiting
         items = iter_blocks(
-            _chats(config.data, config.samples),
-            config.systems,
-            config.spellings,
-            config.budget,
-            whole_max=config.whole_max,
-            settings=config.settings,
+            chats, config.systems, config.spellings, config.budget, whole_max=config.whole_max, settings=settings
         )
         _, key = make_tasks(items, seed=config.seed)
     with_terms = sum(entry.terms_shown is not None for entry in key)
@@ -146,6 +159,8 @@ def _step(
 def run_answers(config: AnswersConfig) -> str:
     """One call of the run (see the module's docstring); returns its account, the report when complete."""
     lines = [prepare_tasks(config)]
+    if not (config.out / "tasks.jsonl").exists():  # the memories' batch requests wait for their answers
+        return "\n".join(lines)
     tasks, key = read_tasks(config.out)
     if not config.reader.given:
         lines.append("reader: none given (--reader-batch MODEL for batch files, or --reader-url/--reader-model)")

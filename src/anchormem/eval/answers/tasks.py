@@ -90,7 +90,9 @@ def iter_blocks(
                     if speakers not in makers:
                         user = f"{chat.sample_id}~{speakers}"
                         if any(system in ("default", "bm25") for system in systems):  # the searches need it
-                            memory.add(chat.to_memory(speakers), user_id=user)
+                            # an LLM in the settings: the memory's facts and events come through batch files
+                            # (``memory_batch``), whose answers were all imported before
+                            memory.add(chat.to_memory(speakers), user_id=user, batch=base.llm is not None)
                         named = speakers == "named" and chat.role_based
                         makers[speakers] = BlockMaker(memory, user, chat, whole_max=whole_max, named=named)
                     maker = makers[speakers]
