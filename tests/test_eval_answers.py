@@ -18,6 +18,8 @@ from anchormem.eval.answers.chats import load_chats, parse_chat
 from anchormem.eval.answers.haystack import build_haystack, sessions_of
 from anchormem.llm.fake_server import FakeOpenAIServer
 from anchormem.memory import Memory
+from anchormem.prompts import answer as answer_prompt
+from anchormem.prompts import judge as judge_prompt
 
 FILLER = (
     "Sure, here is a longer reply that talks about general advice for planning a week, "
@@ -102,8 +104,8 @@ def reply(body: dict[str, Any]) -> str:
     CORRECT when the gold is in the answer."""
     content = body["messages"][-1]["content"]
     if content.startswith("Grade the generated answer"):
-        gold = re.search(r"^Gold answer: (.*)$", content, re.MULTILINE)
-        generated = re.search(r"^Generated answer: (.*)$", content, re.MULTILINE)
+        gold = re.search(r"^Gold answer: (?:<gold>)?(.*?)(?:</gold>)?$", content, re.MULTILINE)
+        generated = re.search(r"^Generated answer: (?:<generated>)?(.*?)(?:</generated>)?$", content, re.MULTILINE)
         assert gold and generated
         return json.dumps({"label": "CORRECT" if gold.group(1) in generated.group(1) else "WRONG"})
     question = re.search(r"^Question: (.*)$", content, re.MULTILINE)
@@ -197,6 +199,10 @@ def test_batch_files_round_trip_to_a_report(tmp_path: Path, capsys: pytest.Captu
     parts = sorted((out / "batches").glob("reader.part*.jsonl"))
     assert parts and all(len(p.read_text().splitlines()) <= 10 for p in parts)
     assert "wait for answers" in said and "reader: 0 of 32" in said
+    assert json.loads((out / "prompts.json").read_text()) == {
+        "answer_prompt": answer_prompt.VERSION,
+        "judge_prompt": judge_prompt.VERSION,
+    }
     # answered, but one results file damaged: what it holds is used, the rest waits
     answer_batch(parts, tmp_path / "r1.jsonl", damage=True)
     said = run_cli(capsys, *common, "--reader-results", str(tmp_path / "r1.jsonl"))
@@ -206,7 +212,7 @@ def test_batch_files_round_trip_to_a_report(tmp_path: Path, capsys: pytest.Captu
     assert len(resumed) == 1 and len(resumed[0].read_text().splitlines()) == 1
     answer_batch(resumed, tmp_path / "r2.jsonl")
     said = run_cli(capsys, *common, "--reader-results", str(tmp_path / "r2.jsonl"))
-    assert "reader: 32 of 32" in said and "judge:" in said
+    assert "reader: 32 of 32" in said and "judge:" in said and "prompts changed" not in said
     judge_parts = sorted((out / "batches").glob("judge.part*.jsonl"))
     judge_lines = [json.loads(line) for p in judge_parts for line in p.read_text().splitlines()]
     contents = [j["body"]["messages"][-1]["content"] for j in judge_lines]
@@ -226,6 +232,15 @@ def test_batch_files_round_trip_to_a_report(tmp_path: Path, capsys: pytest.Captu
     assert wrong and all(g["answer"] == "Marco" for g in wrong)
     whole_wrong = [g for g in wrong if g["system"] == "whole"]
     assert whole_wrong and all(g["evidence_shown"] for g in whole_wrong)
+
+
+def test_a_changed_prompt_is_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data, out = chat_file(tmp_path), tmp_path / "run"
+    args = ["answers", "--data", str(data), "--out", str(out), "--systems", "whole", "--reader-batch", "r"]
+    run_cli(capsys, *args)
+    (out / "prompts.json").write_text(json.dumps({"answer_prompt": "answer-v0", "judge_prompt": judge_prompt.VERSION}))
+    said = run_cli(capsys, *args)
+    assert f"prompts changed since this run began (answer_prompt answer-v0 -> {answer_prompt.VERSION})" in said
 
 
 def test_a_live_endpoint_answers_the_same_tasks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

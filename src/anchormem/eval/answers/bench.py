@@ -29,6 +29,8 @@ from anchormem.llm.batch import BatchLLM
 from anchormem.llm.cache import CachedLLM
 from anchormem.llm.openai_compat import OpenAICompatLLM
 from anchormem.llm.protocol import LLM
+from anchormem.prompts import answer as answer_prompt
+from anchormem.prompts import judge as judge_prompt
 
 __all__ = ["AnswersConfig", "Role", "prepare_tasks", "proxy_report", "run_answers"]
 
@@ -156,12 +158,34 @@ def _step(
     return done, notes
 
 
+def _prompt_versions(out: Path) -> list[str]:
+    """Record the answer and judge prompts' versions on a run's first call; later, say when they changed:
+    the requests are built from the prompts, so answers to the old ones no longer match."""
+    now = {"answer_prompt": answer_prompt.VERSION, "judge_prompt": judge_prompt.VERSION}
+    path = out / "prompts.json"
+    if not path.exists():
+        path.write_text(json.dumps(now) + "\n", encoding="utf-8")
+        return []
+    try:
+        then = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return [f"warning: {path} is unreadable; cannot tell whether the prompts changed"]
+    changed = [f"{name} {then.get(name)} -> {version}" for name, version in now.items() if then.get(name) != version]
+    if not changed:
+        return []
+    return [
+        f"warning: the prompts changed since this run began ({', '.join(changed)}): answers to requests written "
+        "before no longer match, and the requests are written again; answer those"
+    ]
+
+
 def run_answers(config: AnswersConfig) -> str:
     """One call of the run (see the module's docstring); returns its account, the report when complete."""
     lines = [prepare_tasks(config)]
     if not (config.out / "tasks.jsonl").exists():  # the memories' batch requests wait for their answers
         return "\n".join(lines)
     tasks, key = read_tasks(config.out)
+    lines += _prompt_versions(config.out)
     if not config.reader.given:
         lines.append("reader: none given (--reader-batch MODEL for batch files, or --reader-url/--reader-model)")
         return "\n".join(lines)
