@@ -22,6 +22,8 @@ from anchormem.model import Context, Event, Fact, Scope, Turn
 from anchormem.query.dates import parse_when
 from anchormem.query.lexical import BM25Index
 from anchormem.query.neighbours import MIN_ROWS, FactNeighbours
+from anchormem.query.person import user_names as names_given
+from anchormem.query.person import user_speaker
 from anchormem.query.rowindex import RowIndex
 from anchormem.query.rows import Blocks
 from anchormem.query.store_rows import row_sum
@@ -183,6 +185,15 @@ class ScopeSnapshot:
     def speakers(self) -> frozenset[str]:
         """The speakers that verbatim anchors name."""
         return frozenset(filter(None, self.fact_speakers))
+
+    @cached_property
+    def user_names(self) -> frozenset[str]:
+        """The names the user gave themselves in their own verbatim anchors ("my name is Hannah";
+        :func:`anchormem.query.person.user_names`), where the memory has a user's speaker."""
+        user = user_speaker(self.speakers)
+        if user is None:
+            return frozenset()
+        return names_given(f.text for f, who in zip(self.facts, self.fact_speakers, strict=True) if who == user)
 
     @cached_property
     def context_times(self) -> npt.NDArray[np.float64]:
