@@ -1,12 +1,16 @@
 """A search result as one prompt-ready block within a character budget.
 
-The best contexts are taken first (by rank) while the block fits ``max_chars``; windows of one
-session that share a piece (a whole message, or the same passage of a long message: message id
-*and* offsets) are merged into one span, so no piece appears twice, while two passages of one
-message stay two pieces. Spans are shown in conversation order, each headed by its date, its
-session and the messages it holds; each message line is prefixed with a label and names its
-speaker (``Ana: "…"``; a role without a name as ``User`` / ``Assistant``, or as ``names`` says). A
-passage shows only itself, marked as a part of its message (``Assistant (part 2 of 5): "…text…"``).
+The best contexts are taken first (by rank): whole while the block stays within ``WHOLE_SHARE`` of
+``max_chars``, then by the sentences of each long message that hold the context's anchors
+(``User (excerpt): "…I started at Halden in May. …"``, :mod:`anchormem.render.excerpt`) while the
+block fits, so a fact told in passing inside a long message reaches the block beside more messages;
+an excerpted context is shown whole again, best first, where the budget still allows. Windows of
+one session that share a message (a whole message, or passages of one long message) are merged
+into one span under one header, so no piece appears twice, while two passages of one message stay
+two pieces. Spans are shown in conversation order, each headed by its date, its session and the
+messages it holds; each message line is prefixed with a label and names its speaker (``Ana:
+"…"``; a role without a name as ``User`` / ``Assistant``, or as ``names`` says). A passage shows
+only itself, marked as a part of its message (``Assistant (part 2 of 5): "…text…"``).
 Where the result compared statements on the query's subject by date (``ContextHit.latest``), a
 span is marked ``latest`` or ``earlier``. Events follow, best first, as long as they fit.
 
@@ -26,12 +30,14 @@ defused (its ``<`` becomes ``‹``), so no text a message holds can close the da
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from anchormem.render.excerpt import excerpt
+
 if TYPE_CHECKING:  # the model renders itself through this module: no import back at run time
-    from anchormem.model import ContextHit, Scope, SearchResult
+    from anchormem.model import ContextHit, EventHit, Scope, SearchResult
 
 TURN_START = re.compile(r'^(?P<speaker>.{1,200}?) said(?P<part> \(part \d+ of \d+\))?, "')
 """The start of a turn's line in a context's text (``Speaker said, "…``, ``Speaker said (part 2 of 3), "…``), as
@@ -47,6 +53,8 @@ DATA_NOTE = (
 )
 OPEN, CLOSE = "<memories>", "</memories>"
 EVENTS_OPEN, EVENTS_CLOSE = "<events>", "</events>"
+WHOLE_SHARE = 0.5  # contexts are shown whole while the block stays within this share of its budget
+EXCERPT_ABOVE = 300  # a message's text up to this many characters is always shown whole
 Piece = tuple[str, int | None, int | None]  # (turn id, start, end): a whole message has no offsets
 
 
@@ -148,22 +156,40 @@ def render_block(
 ) -> PromptBlock:
     """``result`` as a :class:`PromptBlock` of at most ``max_chars`` characters (no limit when None);
     ``names`` renames speakers (``{"user": "Maya"}``); ``cite_ids`` labels every message with its turn
-    id (for a tool whose caller acts on the ids: update, delete), headers still without id ranges."""
+    id (for a tool whose caller acts on the ids: update, delete), headers still without id ranges.
+
+    Within a budget, the best contexts are shown whole while the block stays within ``WHOLE_SHARE`` of
+    it; the next ones by the sentences that hold their anchors (:mod:`anchormem.render.excerpt`) as long
+    as they fit; then, best first, an excerpted context is shown whole again where the budget still
+    allows."""
     style = _Style(names or {}, cite_ids)
     if max_chars is not None and max_chars <= 0:
         return PromptBlock("")
     reading = {id(hit): i for i, hit in enumerate(result.in_reading_order())}
     kept: list[ContextHit] = []
+    cut: set[int] = set()  # id() of the kept hits shown by their anchors' sentences
     block = PromptBlock("")
     for hit in result.contexts:  # best first
-        candidate = _render(result, [*kept, hit], 0, reading, style)
-        if max_chars is None or len(candidate.text) <= max_chars:
+        candidate = _render(result, [*kept, hit], 0, reading, style, cut)
+        if max_chars is None or len(candidate.text) <= (int(max_chars * WHOLE_SHARE) if kept else max_chars):
             kept.append(hit)
             block = candidate
+            continue
+        excerpted = _render(result, [*kept, hit], 0, reading, style, cut | {id(hit)})
+        if len(excerpted.text) <= max_chars:
+            kept.append(hit)
+            cut.add(id(hit))
+            block = excerpted
         elif not kept:  # even the best context alone is too long: show what fits of it
             return _fit(candidate, max_chars)
+    for hit in kept:  # best first: whole again where it still fits
+        if id(hit) in cut:
+            candidate = _render(result, kept, 0, reading, style, cut - {id(hit)})
+            if max_chars is None or len(candidate.text) <= max_chars:
+                cut.discard(id(hit))
+                block = candidate
     for n in range(1, len(result.events) + 1):
-        candidate = _render(result, kept, n, reading, style)
+        candidate = _render(result, kept, n, reading, style, cut)
         if max_chars is not None and len(candidate.text) > max_chars:
             break
         block = candidate
@@ -171,7 +197,12 @@ def render_block(
 
 
 def _render(
-    result: SearchResult, hits: list[ContextHit], n_events: int, reading: dict[int, int], style: _Style
+    result: SearchResult,
+    hits: list[ContextHit],
+    n_events: int,
+    reading: dict[int, int],
+    style: _Style,
+    cut: Collection[int] = (),
 ) -> PromptBlock:
     if not hits and not n_events:
         return PromptBlock("")
@@ -186,7 +217,7 @@ def _render(
     labels: dict[str, str] = {}  # turn id -> label, in block order
     body: list[str] = []
     for span in spans:
-        lines = _span_lines(span)
+        lines = _span_lines(span, cut, result.query)
         for line in lines:
             for tid in line.ids or (line.piece[0],):
                 labels.setdefault(tid, tid if style.cite_ids else _label(tid, labels))
@@ -195,13 +226,22 @@ def _render(
     if body:
         blocks.append("\n".join([OPEN, *body, CLOSE]))
     if n_events:
-        events = [EVENTS_OPEN, "Events (summaries across sessions):"]
+        events = [EVENTS_OPEN, events_heading(result.events[:n_events])]
         events.extend(
             f"{i}. {escape(' '.join(hit.event.text.split()))}" for i, hit in enumerate(result.events[:n_events], 1)
         )
         blocks.append("\n".join([*events, EVENTS_CLOSE]))
     shown = {label: tid for tid, label in labels.items() if label != tid}
     return PromptBlock("\n\n".join(blocks), tuple(labels), shown)
+
+
+def events_heading(hits: Sequence[EventHit]) -> str:
+    """What the events are: summaries (an LLM's or a pack's) or statements of other messages joined
+    (extractive), "across sessions" only when every one spans sessions."""
+    extractive = all(hit.event.source == "extractive" for hit in hits)
+    what = "related statements from other messages" if extractive else "summaries of related messages"
+    across = all(len(hit.sessions) > 1 for hit in hits)
+    return f"Events ({what}{' across sessions' if across else ''}):"
 
 
 def _label(tid: str, labels: Mapping[str, str]) -> str:
@@ -234,28 +274,50 @@ def _name(speaker: str, names: Mapping[str, str]) -> str:
     return names.get(speaker) or ROLE_NAMES.get(speaker, speaker)
 
 
-def _span_lines(span: _Span) -> list[_Line]:
-    """The span's pieces in conversation order, each once."""
+def _span_lines(span: _Span, cut: Collection[int] = (), query: str = "") -> list[_Line]:
+    """The span's pieces in conversation order, each once; the pieces of a hit in ``cut`` (by ``id()``)
+    shown by the sentences that hold its anchors, unless another hit of the span shows them whole."""
     out: dict[Piece, _Line] = {}
+    whole: set[Piece] = set()
     for hit in sorted(span.hits, key=lambda h: h.context.position):
+        excerpted = id(hit) in cut
+        anchors = [a.fact.text for a in hit.anchors]
         for line in _lines(hit):
-            out.setdefault(line.piece, line)
+            if not excerpted:
+                if line.piece not in whole:
+                    out[line.piece] = line
+                    whole.add(line.piece)
+                continue
+            if line.piece not in out:
+                out[line.piece] = _excerpted(line, anchors, query)
     return list(out.values())
 
 
+def _excerpted(line: _Line, anchors: list[str], query: str) -> _Line:
+    """``line`` shown by the sentences that hold the anchors (a short message stays whole)."""
+    text = "\n".join(line.body)
+    if len(text) <= EXCERPT_ABOVE or not (text.startswith('"') and text.endswith('"')):
+        return line
+    inner = text[1:-1].strip(_CUT)
+    shown = excerpt(inner, anchors, query)
+    if shown is None:
+        return line
+    return replace(line, body=[f'"{shown}"'], part=line.part or " (excerpt)")
+
+
 def _spans(hits: list[ContextHit], reading: dict[int, int]) -> list[_Span]:
-    """Hits merged into spans: hits of one scope and session sharing a piece (directly or through
-    others) become one span."""
+    """Hits merged into spans: hits of one scope and session sharing a message (a whole one, or passages
+    of one long message; directly or through others) become one span, under one header."""
     ordered = sorted(hits, key=lambda h: (reading.get(id(h), 0), h.context.position))
     spans: list[_Span] = []
     for hit in ordered:
-        keys = set(hit.context.pieces())
+        keys = set(hit.context.turn_ids)
         joined = [
             s
             for s in spans
             if s.scope == hit.scope
             and s.session == hit.context.session
-            and any(keys & set(h.context.pieces()) for h in s.hits)
+            and any(keys & set(h.context.turn_ids) for h in s.hits)
         ]
         if not joined:
             spans.append(
