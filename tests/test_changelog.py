@@ -120,7 +120,7 @@ def test_the_log_holds_ids_only_and_goes_with_the_scope(tmp_path: Path) -> None:
 def test_changes_that_add_what_a_snapshot_holds_add_nothing(tmp_path: Path) -> None:
     """A whole load may read rows written after the version it is labelled with; the changes since then add them
     again, and must not make two of them."""
-    from anchormem.query.evolve import evolve
+    from anchormem.index.evolve import evolve
     from anchormem.store.journal import Change
 
     with _memory(tmp_path / "m.db") as memory:

@@ -11,7 +11,7 @@ import pytest
 
 from anchormem.cli import docgen
 from anchormem.embed.factory import BACKENDS
-from anchormem.query.retrieve import RECIPES
+from anchormem.search.retrieve import RECIPES
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"

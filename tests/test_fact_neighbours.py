@@ -1,4 +1,4 @@
-"""The neighbour index that links new facts (``query.neighbours``) finds exactly what a pass over every fact
+"""The neighbour index that links new facts (``index.neighbours``) finds exactly what a pass over every fact
 finds, after rows are added and removed too; linking through it builds the same events; and a forgotten fact
 never stays in it."""
 
@@ -10,14 +10,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-import anchormem.query.snapshot as snapshot_module
+import anchormem.index.snapshot as snapshot_module
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
+from anchormem.index.neighbours import FactNeighbours, Found, exact_above
+from anchormem.index.rows import Blocks
 from anchormem.ingest.link import build_clusters
 from anchormem.memory import Memory
 from anchormem.model import Fact, Scope
-from anchormem.query.neighbours import FactNeighbours, Found, exact_above
-from anchormem.query.rows import Blocks
 
 
 def _clustered(n: int, dim: int = 32, seed: int = 0) -> np.ndarray:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from anchormem.query.packed import PackedMap, PackedStrs, pack_keys, packable_keys
+from anchormem.index.packed import PackedMap, PackedStrs, pack_keys, packable_keys
 
 IDS = ["f-10", "f-2", "ü-naïve", "", "f-1", "a longer id than the others"]
 

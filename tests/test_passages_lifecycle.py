@@ -12,9 +12,9 @@ import pytest
 
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
+from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.memory import Memory
 from anchormem.model import Context, Fact
-from anchormem.query.snapshot import ScopeSnapshot
 from anchormem.wire.serialize import to_jsonable
 
 pytestmark = pytest.mark.parametrize("location", ["sqlite", "postgres"], indirect=True)

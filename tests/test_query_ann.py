@@ -1,4 +1,4 @@
-"""Search of a PostgreSQL scope through its HNSW index (``anchormem.query.ann``) on a real server: the same
+"""Search of a PostgreSQL scope through its HNSW index (``anchormem.index.ann``) on a real server: the same
 results as the in-process matrix on a small memory (a few hundred facts: the graph search is exact with
 ``ef_search`` at least the row count), with the scope's fact matrix never read; an add after the index exists
 is found by the next search, a delete leaves nothing of the deleted turn; a search over the user and an agent
@@ -16,10 +16,10 @@ import pytest
 
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
+from anchormem.index import ann
+from anchormem.index.store_rows import StackedRows, StoreRows
 from anchormem.memory import Memory
 from anchormem.model import Scope, SearchResult
-from anchormem.query import ann
-from anchormem.query.store_rows import StackedRows, StoreRows
 from tests.fixtures import search_view
 from tests.pg_server import PgServer
 

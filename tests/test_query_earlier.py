@@ -14,10 +14,10 @@ from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.ingest.sources import parse_locomo
 from anchormem.memory import Memory
-from anchormem.query.earlier import change_time, earlier_statements, split_before, subject_query
-from anchormem.query.recency import timeline
-from anchormem.query.retrieve import query_vectors
-from anchormem.query.voice import anchor_speaker, in_voice, named_speaker
+from anchormem.search.rerank.earlier import change_time, earlier_statements, split_before, subject_query
+from anchormem.search.rerank.recency import timeline
+from anchormem.search.retrieve import query_vectors
+from anchormem.text.voice import anchor_speaker, in_voice, named_speaker
 from anchormem.wire.scopes import make_scope
 from tests.test_query_recency import FILLER, chat, chat_memory, search, turn_id
 

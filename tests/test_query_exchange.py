@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from anchormem.config import RetrievalSettings
+from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.model import Context, Fact, SearchResult
-from anchormem.query.explain import explain
-from anchormem.query.retrieve import RECIPES, retrieve_with
-from anchormem.query.scoring import exchange_lift
-from anchormem.query.select import BestAnchors
-from anchormem.query.snapshot import ScopeSnapshot
-from anchormem.query.voice import context_speakers
+from anchormem.search.explain import explain
+from anchormem.search.retrieve import RECIPES, retrieve_with
+from anchormem.search.scoring import exchange_lift
+from anchormem.search.select import BestAnchors
+from anchormem.text.voice import context_speakers
 
 DATE = "9:00 am on 8 January, 2024"
 DOG = np.array([1.0, 0.0, 0.0, 0.0], np.float32)

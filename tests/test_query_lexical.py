@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from anchormem.query.lexical import BM25Index, idf_weight, tokenize, top_positive
+from anchormem.text.lexical import BM25Index, idf_weight, tokenize, top_positive
 
 
 def test_tokenize_stems_lowercases_and_drops_stop_words() -> None:

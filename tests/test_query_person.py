@@ -12,7 +12,8 @@ from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.memory import Memory
 from anchormem.model import SearchResult
-from anchormem.query.person import (
+from anchormem.search.rerank.statements import is_request
+from anchormem.text.person import (
     addresses_assistant,
     alias_named,
     first_person,
@@ -20,7 +21,6 @@ from anchormem.query.person import (
     user_names,
     user_speaker,
 )
-from anchormem.query.requests import is_request
 
 ROLES = {"user", "assistant"}
 NAMED = {"Lena", "Assistant"}

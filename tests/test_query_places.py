@@ -10,12 +10,12 @@ import pytest
 
 from anchormem.config import ChunkSettings, RetrievalSettings
 from anchormem.embed.hashing import HashEmbedder
+from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.ingest.chunk import chunk_session
 from anchormem.model import Context, Event, Fact, Scope, Turn
-from anchormem.query.events import what_they_add
-from anchormem.query.retrieve import retrieve
-from anchormem.query.select import select_diverse, select_ranked
-from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.search.events import what_they_add
+from anchormem.search.retrieve import retrieve
+from anchormem.search.select import select_diverse, select_ranked
 
 EMB = HashEmbedder(dim=64)
 

@@ -15,10 +15,10 @@ from anchormem.embed.hashing import HashEmbedder
 from anchormem.ingest.sources import parse_locomo
 from anchormem.memory import Memory
 from anchormem.model import SearchResult
-from anchormem.query.dates import parse_when
-from anchormem.query.recency import timeline
-from anchormem.query.retrieve import RECIPES, query_vectors, retrieve_with
-from anchormem.query.tense import asks_present
+from anchormem.search.rerank.recency import timeline
+from anchormem.search.rerank.tense import asks_present
+from anchormem.search.retrieve import RECIPES, query_vectors, retrieve_with
+from anchormem.text.dates import parse_when
 from anchormem.wire.scopes import make_scope
 
 FILLER = [

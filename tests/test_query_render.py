@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from anchormem.answer.render import render_memories
 from anchormem.integrations.binding import as_text
 from anchormem.model import Context, ContextHit, Event, EventHit, Fact, FactHit, SearchResult
-from anchormem.query.render import render_memories
 
 
 def _result(with_events: bool = True) -> SearchResult:

@@ -14,12 +14,12 @@ import pytest
 
 from anchormem.config import RetrievalSettings
 from anchormem.errors import ConfigError
+from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.model import Context, Fact
-from anchormem.query import rerank
-from anchormem.query.rerank import FLOOR, Candidates
-from anchormem.query.retrieve import RECIPES, retrieve, retrieve_with
-from anchormem.query.snapshot import ScopeSnapshot
-from anchormem.query.subject import SAME_SUBJECT
+from anchormem.search.rerank import stage as rerank
+from anchormem.search.rerank.stage import FLOOR, Candidates
+from anchormem.search.rerank.subject import SAME_SUBJECT
+from anchormem.search.retrieve import RECIPES, retrieve, retrieve_with
 
 DATES = {"1": "9:00 am on 8 January, 2024", "2": "9:00 am on 14 June, 2024", "3": "9:00 am on 2 September, 2024"}
 LIVE = np.array([1.0, 0.0, 0.0, 0.0, 0.0], np.float32)

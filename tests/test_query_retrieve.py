@@ -10,9 +10,9 @@ import pytest
 from anchormem.config import RetrievalSettings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.errors import ConfigError, InputError
+from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.model import Context, Event, Fact, stable_id
-from anchormem.query.retrieve import RECIPES, Recipe, register_recipe, retrieve
-from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.search.retrieve import RECIPES, Recipe, register_recipe, retrieve
 
 EMB = HashEmbedder(dim=256)
 
@@ -199,9 +199,9 @@ def test_chunks_variant_ranks_contexts_by_their_own_embedding() -> None:
     from anchormem.config import RetrievalSettings
     from anchormem.embed.hashing import HashEmbedder
     from anchormem.errors import ConfigError
+    from anchormem.index.snapshot import ScopeSnapshot
     from anchormem.model import Context
-    from anchormem.query.retrieve import retrieve
-    from anchormem.query.snapshot import ScopeSnapshot
+    from anchormem.search.retrieve import retrieve
 
     emb = HashEmbedder()
     texts = ['DATE: d\nA said, "my dog Pico loves the beach"', 'DATE: d\nB said, "the cello recital was great"']

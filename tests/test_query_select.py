@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.model import Context
-from anchormem.query.scoring import normalise, shared_turn_mean
-from anchormem.query.select import select_diverse, select_ranked
-from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.search.scoring import normalise, shared_turn_mean
+from anchormem.search.select import select_diverse, select_ranked
 
 
 def _snapshot() -> ScopeSnapshot:

@@ -12,7 +12,7 @@ from anchormem.cli.main import build_parser, main
 from anchormem.embed.factory import BACKENDS
 from anchormem.errors import ConfigError
 from anchormem.eval.runner import EvalConfig, eval_variants
-from anchormem.query.retrieve import RECIPES
+from anchormem.search.retrieve import RECIPES
 from anchormem.server.app import openapi_schema
 
 
@@ -69,7 +69,7 @@ def test_the_light_name_lists_match_what_builds() -> None:
     """The shells list backends and recipes without importing numpy: the names must be the real ones."""
     from anchormem.config import EMBED_BACKENDS
     from anchormem.embed.factory import BACKENDS
-    from anchormem.query import recipes, retrieve
+    from anchormem.search import recipes, retrieve
 
     assert tuple(BACKENDS) == EMBED_BACKENDS
     assert retrieve.RECIPES is recipes.RECIPES

@@ -1,13 +1,13 @@
-"""Search filters as a restriction of a snapshot (``anchormem.query.filters``): which contexts, facts
+"""Search filters as a restriction of a snapshot (``anchormem.search.filters``): which contexts, facts
 and events stay, and which indexes the restriction takes from the whole snapshot."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.model import Context, Event, Fact, Scope, Turn
-from anchormem.query.filters import make_filters, passing_rows, restrict
-from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.search.filters import make_filters, passing_rows, restrict
 
 S = Scope("ana")
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from anchormem.query.shared_list import SharedList
+from anchormem.index.shared_list import SharedList
 
 
 def test_a_shared_list_reads_as_the_list_after_removals_and_appends() -> None:

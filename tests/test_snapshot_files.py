@@ -15,10 +15,10 @@ import pytest
 
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
+from anchormem.index import packed, snapshot_file
+from anchormem.index.snapshot_files import SnapshotFiles
 from anchormem.memory import Memory
 from anchormem.model import Scope
-from anchormem.query import packed, snapshot_file
-from anchormem.query.snapshot_files import SnapshotFiles
 
 QUERIES = (
     "Where does the user live now?",
@@ -289,7 +289,7 @@ def test_a_file_cannot_make_the_reader_allocate_by_a_number() -> None:
 
 class _Huge:
     def __reduce__(self) -> tuple[Any, ...]:
-        from anchormem.query.snapshot import FactGroups
+        from anchormem.index.snapshot import FactGroups
 
         rows = list(range(3))
         return (FactGroups, ((rows, rows, rows), 10**10))

@@ -8,11 +8,11 @@ from datetime import date
 
 import pytest
 
+from anchormem.answer.highlight import anchor_spans, term_spans
 from anchormem.errors import InputError, NotFoundError
 from anchormem.lifecycle.preview import preview_delete
 from anchormem.memory import Memory
-from anchormem.query.explain import explain
-from anchormem.query.highlight import anchor_spans, term_spans
+from anchormem.search.explain import explain
 from anchormem.server.ui.dates import parse_day
 from tests.fixtures import SESSION_1, SESSION_2, messages
 

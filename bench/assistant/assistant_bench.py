@@ -50,9 +50,9 @@ import numpy as np
 
 from anchormem import Memory, Settings
 from anchormem.model import SearchResult
-from anchormem.query.fuse import order_by_score, rrf
-from anchormem.query.lexical import BM25Index
-from anchormem.query.voice import in_voice
+from anchormem.search.fuse import order_by_score, rrf
+from anchormem.text.lexical import BM25Index
+from anchormem.text.voice import in_voice
 
 KINDS = ("stable", "current", "earlier", "date", "multi")
 ALIASES = {"update": "current", "past": "earlier", "static": "stable"}  # the change-over-time chats' kinds

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from assistant_bench import kind_of, loaded
 
-from anchormem.query.recipes import Recipe, register_recipe
+from anchormem.search.recipes import Recipe, register_recipe
 
 SIGNALS = ("anchormem", "anchors", "lexical", "bm25", "message-dense", "message-rrf")
 

@@ -31,8 +31,8 @@ from pathlib import Path
 from anchormem import Memory, Settings
 from anchormem.config import EmbedSettings
 from anchormem.model import SearchResult
-from anchormem.query.retrieve import RECIPES, query_vectors, retrieve_with
-from anchormem.query.tense import asks_present
+from anchormem.search.rerank.tense import asks_present
+from anchormem.search.retrieve import RECIPES, query_vectors, retrieve_with
 from anchormem.wire.scopes import make_scope
 
 DATA = Path(__file__).parents[1] / "data" / "changes_over_time.json"

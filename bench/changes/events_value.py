@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from anchormem import Memory, Settings
+from anchormem.answer.render import render_memories
 from anchormem.eval.evidence import evidence_recall
 from anchormem.eval.qa import load_questions
 from anchormem.model import EventHit, SearchResult
-from anchormem.query.render import render_memories
-from anchormem.query.retrieve import contexts_of, top_rows
+from anchormem.search.retrieve import contexts_of, top_rows
 from anchormem.wire.scopes import make_scope
 
 

@@ -23,10 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
+from anchormem.answer.render import render_memories
 from anchormem.config import ChunkSettings, EmbedSettings, GraphSettings, RetrievalSettings
 from anchormem.embed.factory import open_embedder
 from anchormem.eval.evidence import evidence_recall
 from anchormem.eval.qa import questions_from_samples, read_samples, select_samples
+from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.ingest.chunk import chunk_session
 from anchormem.ingest.extract import extract_offline, make_facts
 from anchormem.ingest.integrate import attach_events, extractive_event, mean_vectors
@@ -34,9 +36,7 @@ from anchormem.ingest.link import build_clusters
 from anchormem.ingest.precomputed import load_events, load_facts
 from anchormem.ingest.sources import parse_locomo
 from anchormem.model import Context, Fact, Scope, Turn
-from anchormem.query.render import render_memories
-from anchormem.query.retrieve import RECIPES, Recipe, retrieve_with
-from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.search.retrieve import RECIPES, Recipe, retrieve_with
 
 CACHE = Path("/tmp/anchormem-chat-recall.sqlite")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

@@ -13,7 +13,7 @@ from locomo_recall import build_offline, evaluate, fmt, load_locomo
 
 from anchormem.ingest.offline import extract_anchors
 from anchormem.model import Context, Turn
-from anchormem.query.retrieve import RECIPES
+from anchormem.search.retrieve import RECIPES
 
 
 def whole_turns(context: Context, turns: list[Turn]) -> list[str]:

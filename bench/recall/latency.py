@@ -18,8 +18,8 @@ import recipes  # noqa: F401  (registers the experiment recipes)
 from locomo_recall import build_pack, load_locomo
 
 from anchormem.config import RetrievalSettings
-from anchormem.query.retrieve import retrieve
-from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.index.snapshot import ScopeSnapshot
+from anchormem.search.retrieve import retrieve
 
 
 def main() -> None:

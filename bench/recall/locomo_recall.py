@@ -26,10 +26,10 @@ import recipes  # noqa: F401  (registers the experiment recipes)
 from embed_cache import embed
 
 from anchormem.config import RetrievalSettings
+from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.ingest.offline import extract_anchors
 from anchormem.model import Context, Event, Fact, SearchResult, Turn, stable_id
-from anchormem.query.retrieve import RECIPES, Recipe, retrieve_with
-from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.search.retrieve import RECIPES, Recipe, retrieve_with
 
 DATA = Path("/work/shared/data")
 PACK_SAMPLES = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")

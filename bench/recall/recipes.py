@@ -1,6 +1,6 @@
 """Experiment recipes: the variants kept for the measured ladder (``BENCHMARKS.md``), registered into the
 library's recipe registry by importing this module (``import recipes`` from a script in ``bench/recall``, or
-``anchormem.query.retrieve.register_recipe`` for your own). None of them is a public variant.
+``anchormem.search.retrieve.register_recipe`` for your own). None of them is a public variant.
 
 - ``anchormem-v2``: ``anchormem`` with the plain best fact as the dense signal (before the soft maximum);
 - ``anchormem-v1``: ``anchormem-v2`` without turn spreading and without the rerank stages (the first default);
@@ -11,7 +11,7 @@ library's recipe registry by importing this module (``import recipes`` from a sc
 
 from __future__ import annotations
 
-from anchormem.query.retrieve import Recipe, register_recipe
+from anchormem.search.retrieve import Recipe, register_recipe
 
 EXPERIMENTS = {
     "anchormem-v1": Recipe(shared_turns=False, rerank=False, dense_temperature=0.0),

@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import recipes  # noqa: F401  (registers the experiment recipes)
 from locomo_recall import build_offline, build_pack, evaluate, fmt, load_locomo
 
-from anchormem.query.retrieve import Recipe
+from anchormem.search.retrieve import Recipe
 
 path = sys.argv[1]
 samples = load_locomo()

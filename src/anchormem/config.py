@@ -101,10 +101,10 @@ class RetrievalSettings:
     plain ranking. ``rerank_bound`` is the most a stage may move a score (see ``docs/search.md``).
     ``cached_scopes`` bounds the scopes whose snapshots a process keeps (at least 1). A scope of at least
     ``snapshot_files`` facts keeps its snapshot in a file next to a SQLite store, so a new process's first
-    search need not rebuild it (``anchormem.query.snapshot_files``; None: no files). ``ann_index``: a PostgreSQL
+    search need not rebuild it (``anchormem.index.snapshot_files``; None: no files). ``ann_index``: a PostgreSQL
     scope that has an HNSW index (``anchormem maintenance ann-index``, scopes of 200,000+ facts) is searched
     through it, its fact matrix never loaded (False: every scope on the in-process matrix); ``ann_candidates`` is
-    how many nearest facts such a search reads (``anchormem.query.ann``)."""
+    how many nearest facts such a search reads (``anchormem.index.ann``)."""
 
     k_facts: int = 10
     k_events: int = 10

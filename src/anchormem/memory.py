@@ -1,5 +1,5 @@
 """The facade users call. It wires the parts together and holds no algorithm:
-ingest lives in :mod:`anchormem.ingest`, retrieval in :mod:`anchormem.query`."""
+ingest lives in :mod:`anchormem.ingest`, search in :mod:`anchormem.search`."""
 
 from __future__ import annotations
 
@@ -13,8 +13,13 @@ from typing import Any, Unpack
 
 from anchormem._util.closeable import Closeable
 from anchormem._util.gcpause import paused_gc
+from anchormem.answer.answer import read
+from anchormem.answer.citations import cite
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
+from anchormem.index import ann
+from anchormem.index.cache import SnapshotCache
+from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.ingest.ingester import Ingester, PendingAdd
 from anchormem.ingest.link import LinkFacts
 from anchormem.ingest.pipeline import Progress
@@ -41,14 +46,9 @@ from anchormem.model import (
     UpdateReport,
 )
 from anchormem.parts import GivenParts, Parts
-from anchormem.query import ann
-from anchormem.query.answer import read
-from anchormem.query.cache import SnapshotCache
-from anchormem.query.citations import cite
-from anchormem.query.filters import make_filters, restrict
-from anchormem.query.records import RECORD_KINDS, RecordKind, Records
-from anchormem.query.retrieve import RECIPES, empty_result, query_vectors, retrieve
-from anchormem.query.snapshot import ScopeSnapshot
+from anchormem.records import RECORD_KINDS, RecordKind, Records
+from anchormem.search.filters import make_filters, restrict
+from anchormem.search.retrieve import RECIPES, empty_result, query_vectors, retrieve
 from anchormem.store.protocol import Store
 from anchormem.wire.args import ADD_KEYS, SEARCH_KEYS, AddArgs, Record, RecordsReader, ScopeArgs, SearchArgs
 from anchormem.wire.scopes import check_query, make_scope, scope_of
@@ -69,8 +69,8 @@ class Memory(Closeable):
 
     The facade holds no algorithm; it names the scope of each call and hands the call to one of the
     collaborators it composes: its :class:`~anchormem.parts.Parts` (store, embedder, LLM), a
-    :class:`~anchormem.query.cache.SnapshotCache` (what retrieval reads), an
-    :class:`~anchormem.ingest.ingester.Ingester` (adds), :class:`~anchormem.query.records.Records`
+    :class:`~anchormem.index.cache.SnapshotCache` (what retrieval reads), an
+    :class:`~anchormem.ingest.ingester.Ingester` (adds), :class:`~anchormem.records.Records`
     (reading stored records) and a :class:`~anchormem.lifecycle.manager.Lifecycle` (update, delete,
     history, export, import), the last sharing per-user :class:`~anchormem.lifecycle.locks.WriterLocks`
     with the ingester. ``accounting`` sums the LLM use of every call in this process; each call also
@@ -220,7 +220,7 @@ class Memory(Closeable):
         signal's value, each rerank stage's adjustment, the selection step). A scope with no memory
         (e.g. a user's first conversation) gives an empty result, not an error.
 
-        Filters restrict the search to some messages (see :mod:`anchormem.query.filters`):
+        Filters restrict the search to some messages (see :mod:`anchormem.search.filters`):
         ``filters`` is metadata equality (``{"topic": "work"}``: every pair must equal the message's
         ``metadata``; a key no message has gives an empty result), ``session`` a session label,
         ``since``/``until`` a time range on the message time, both inclusive (ISO 8601, Unix seconds

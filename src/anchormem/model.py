@@ -110,9 +110,9 @@ class ContextHit:
     ``rank`` is its place in the result, 1 = best (highest ``score``). ``relevance`` is the context's own
     evidence (anchors and lexical match, fused, in [0, 1]); ``adjustments`` are the (stage, value) pairs
     that rerank stages applied (each within ``RetrievalSettings.rerank_bound``), and ``score`` is
-    ``relevance`` plus their sum, clipped to [0, 1] (:mod:`anchormem.query.rerank`). ``latest`` compares
+    ``relevance`` plus their sum, clipped to [0, 1] (:mod:`anchormem.search.rerank.stage`). ``latest`` compares
     it by date with the returned contexts on the same subject (their anchors near each other or linked by
-    an event, :mod:`anchormem.query.subject`): True when none of them is later, False when a later one was
+    an event, :mod:`anchormem.search.rerank.subject`): True when none of them is later, False when a later one was
     returned (its ids are in ``newer``), None when no returned context is on its subject.
     ``scope`` is the stored scope the context comes from: a search of a user covers the user's agent
     and run scopes, and turn ids repeat across scopes, so a turn is named by its id and this scope.

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from anchormem.config import EMBED_BACKENDS as BACKENDS
 from anchormem.config import Settings
 from anchormem.errors import ConfigError
-from anchormem.query.recipes import RECIPES
+from anchormem.search.recipes import RECIPES
 
 if TYPE_CHECKING:
     from anchormem.memory import Memory

@@ -17,6 +17,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
+from anchormem.answer.answer import read
+from anchormem.answer.render import render_memories
 from anchormem.config import GraphSettings, LLMSettings, Settings
 from anchormem.errors import ConfigError, LLMError, LLMNotConfiguredError, LLMResponseError
 from anchormem.eval.evidence import evidence_recall
@@ -41,9 +43,7 @@ from anchormem.llm.factory import open_llm
 from anchormem.llm.protocol import LLM
 from anchormem.memory import Memory
 from anchormem.model import SearchResult, Usage
-from anchormem.query.answer import read
-from anchormem.query.recipes import RECIPES
-from anchormem.query.render import render_memories
+from anchormem.search.recipes import RECIPES
 
 __all__ = [
     "EVAL_ONLY_VARIANTS",

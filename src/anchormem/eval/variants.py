@@ -3,7 +3,7 @@ CLI lists them without loading the evaluation)."""
 
 from __future__ import annotations
 
-from anchormem.query.recipes import RECIPES
+from anchormem.search.recipes import RECIPES
 
 # Variants only the evaluation has, each with the retrieval recipe it runs: ``no-context`` retrieves like
 # ``anchormem`` but shows the reader the anchor facts instead of the contexts.

@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from anchormem.index.neighbours import Near, exact_above
 from anchormem.model import Fact, stable_id
-from anchormem.query.neighbours import Near, exact_above
 from anchormem.store.protocol import Matrix
 
 _BLOCK = 1024
@@ -38,7 +38,7 @@ class Cluster:
 
 class LinkFacts(NamedTuple):
     """A scope's facts as linking reads them: the facts, their vectors row by row (a matrix, or
-    :class:`~anchormem.query.rows.Blocks`) in insertion order as ``Store.fact_matrix`` gives them, each fact's
+    :class:`~anchormem.index.rows.Blocks`) in insertion order as ``Store.fact_matrix`` gives them, each fact's
     row by id, and (optionally) an index that finds a row's neighbours above tau without a pass over all rows."""
 
     facts: Sequence[Fact]

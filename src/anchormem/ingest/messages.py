@@ -13,7 +13,7 @@ wherever it came in. The fields (see ``docs/messages.md``):
   as a short placeholder (``[image]``, ``[audio]``, ``[file: report.pdf]``, ``[<type>]``). An
   assistant message without content shows its ``refusal`` or its tool calls (``[tool call: name]``).
 - when: ``timestamp``, ``created_at``, ``time`` or ``date`` (the first one given), read by
-  :func:`anchormem.query.times.message_time`.
+  :func:`anchormem.text.times.message_time`.
 - ``session`` (default ``"1"``), ``id``, ``metadata`` (a JSON object), ``image_caption``.
 - Other keys (``tool_call_id``, ``audio``, ...) are ignored: only ``metadata`` is stored as given;
   ``user_id``, ``agent_id`` and ``run_id`` are refused (the call chooses the memory, not a message).
@@ -34,7 +34,7 @@ from typing import Any
 
 from anchormem.errors import InputError
 from anchormem.model import Turn, stable_id
-from anchormem.query.times import message_time
+from anchormem.text.times import message_time
 from anchormem.wire.validation import (
     MAX_CAPTION_CHARS,
     MAX_TEXT_CHARS,

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from anchormem.errors import InputError
+from anchormem.index.cache import SnapshotCache
 from anchormem.lifecycle import delete as forgetting
 from anchormem.lifecycle import edit, import_check, portable
 from anchormem.lifecycle import history as chronicle
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.model import DeleteReport, HistoryEntry, ImportReport, IngestReport, Scope, UpdateReport
 from anchormem.parts import Parts
-from anchormem.query.cache import SnapshotCache
 from anchormem.wire.scopes import no_memory
 
 if TYPE_CHECKING:  # the ingester records its adds in the history: no import back at run time

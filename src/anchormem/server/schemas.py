@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
-from anchormem.query.recipes import RECIPES
+from anchormem.search.recipes import RECIPES
 
 MAX_MESSAGES = 20_000
 MAX_PAGE = 1000

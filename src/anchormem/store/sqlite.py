@@ -1,7 +1,7 @@
 """The embedded default store: one SQLite file, WAL, transactions, migrations on open.
 
 Vectors are float32 blobs next to their rows; search is exact, in numpy, over one scope's matrix
-(see :mod:`anchormem.query`). The SQL is :class:`~anchormem.store.sql.core.SQLStore`'s; this module holds
+(see :mod:`anchormem.search`). The SQL is :class:`~anchormem.store.sql.core.SQLStore`'s; this module holds
 what is SQLite's own: the dialect, the connection (``BEGIN IMMEDIATE`` transactions, pragmas) and
 scrubbing (``secure_delete`` zeroes freed pages; the WAL is checkpointed and truncated).
 

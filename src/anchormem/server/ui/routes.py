@@ -14,13 +14,13 @@ from typing import Annotated, Any, TypeVar
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.concurrency import run_in_threadpool
 
+from anchormem.answer.highlight import anchor_spans, term_spans
+from anchormem.answer.render import render_memories
 from anchormem.errors import InputError, NotFoundError
 from anchormem.lifecycle.preview import preview_delete
 from anchormem.model import Scope
-from anchormem.query.explain import explain
-from anchormem.query.highlight import anchor_spans, term_spans
-from anchormem.query.recipes import RECIPES
-from anchormem.query.render import render_memories
+from anchormem.search.explain import explain
+from anchormem.search.recipes import RECIPES
 from anchormem.server.params import AgentQ, DeleteTarget, LabelQ, OffsetQ, RunQ, error_responses, page_of
 from anchormem.server.schemas import SearchRequest
 from anchormem.server.service import Key, Service, Svc, UserId

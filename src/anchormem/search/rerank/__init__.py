@@ -1,0 +1,1 @@
+"""Rerank stages: the stage contract (:mod:`.stage`) and the built-in stages."""
