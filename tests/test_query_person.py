@@ -160,10 +160,16 @@ def test_a_question_in_the_first_person_or_by_the_users_name_puts_the_users_word
     assert result.contexts[0].context.turn_ids[0].endswith(":1")
 
 
-def test_a_question_about_you_puts_the_assistants_words_first(chat: Memory) -> None:
-    given = own_words(chat.search("What dinner menu did you suggest?", user_id="u", max_contexts=8))
+def test_a_question_about_you_puts_the_assistants_words_first_and_whole(chat: Memory) -> None:
+    result = chat.search("What dinner menu did you suggest?", user_id="u", max_contexts=8)
+    given = own_words(result)
     assert any(v < 0 for t, v in given.items() if t.endswith(":1"))
     assert all(v == 0 for t, v in given.items() if t.endswith(":2"))
+    block = result.prompt(max_chars=1_200)
+    reply = "Sure: which diet do you follow"  # each of its passages says it seven times
+    assert "Assistant (part" in block.text and block.text.count(reply) == 14, "advice is shown whole"
+    user = chat.search("What's my diet these days?", user_id="u", max_contexts=8).prompt(max_chars=1_200)
+    assert 0 < user.text.count(reply) < 14, "a question about the user shows the reply by excerpts"
 
 
 def test_the_users_request_gives_way_to_the_users_statement(chat: Memory) -> None:

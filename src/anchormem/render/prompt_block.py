@@ -159,9 +159,9 @@ def render_block(
     id (for a tool whose caller acts on the ids: update, delete), headers still without id ranges.
 
     Within a budget, the best contexts are shown whole while the block stays within ``WHOLE_SHARE`` of
-    it; the next ones by the sentences that hold their anchors (:mod:`anchormem.render.excerpt`) as long
-    as they fit; then, best first, an excerpted context is shown whole again where the budget still
-    allows."""
+    it (all of it for a question about what the assistant said: :func:`about_assistant`); the next ones
+    by the sentences that hold their anchors (:mod:`anchormem.render.excerpt`) as long as they fit; then,
+    best first, an excerpted context is shown whole again where the budget still allows."""
     style = _Style(names or {}, cite_ids)
     if max_chars is not None and max_chars <= 0:
         return PromptBlock("")
@@ -169,9 +169,10 @@ def render_block(
     kept: list[ContextHit] = []
     cut: set[int] = set()  # id() of the kept hits shown by their anchors' sentences
     block = PromptBlock("")
+    share = 1.0 if about_assistant(result) else WHOLE_SHARE
     for hit in result.contexts:  # best first
         candidate = _render(result, [*kept, hit], 0, reading, style, cut)
-        if max_chars is None or len(candidate.text) <= (int(max_chars * WHOLE_SHARE) if kept else max_chars):
+        if max_chars is None or len(candidate.text) <= (int(max_chars * share) if kept else max_chars):
             kept.append(hit)
             block = candidate
             continue
@@ -233,6 +234,20 @@ def _render(
         blocks.append("\n".join([*events, EVENTS_CLOSE]))
     shown = {label: tid for tid, label in labels.items() if label != tid}
     return PromptBlock("\n\n".join(blocks), tuple(labels), shown)
+
+
+def about_assistant(result: SearchResult) -> bool:
+    """Whether the search put the assistant's own messages first: the ``own-words`` stage lowered the
+    contexts in which the question's speaker says nothing, and that speaker is the assistant ("What did
+    you suggest?"). Its advice sits in lists and steps of long replies, which are then shown whole."""
+    lowered = [h for h in result.contexts if dict(h.adjustments).get("own-words", 0.0) < 0]
+    others = [h for h in result.contexts if all(h is not low for low in lowered)]
+    if not lowered or not others:
+        return False
+    speaking = set.intersection(*({line.speaker for line in _lines(h)} for h in others))
+    silent = set().union(*({line.speaker for line in _lines(h)} for h in lowered))
+    named = {s for s in speaking - silent if s is not None}
+    return bool(named) and all(s.strip().casefold() == "assistant" for s in named)
 
 
 def events_heading(hits: Sequence[EventHit]) -> str:
