@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from anchormem._util.files import MAX_CONFIG_BYTES, read_limited
 from anchormem.errors import ConfigError
 
 DEFAULT_HOME = Path("~/.anchormem")
@@ -52,10 +53,14 @@ class EmbedSettings:
 
 @dataclass(frozen=True)
 class GraphSettings:
-    """Associative event graph parameters (paper §4.2)."""
+    """Associative event graph parameters (paper §4.2). ``change_tau`` (beyond the paper, LLM path only; None:
+    off): each new fact is also paired with its nearest fact of another context whose cosine lies between
+    ``change_tau`` and ``tau``, and the LLM asked whether one replaced the other; the pair's event is kept only
+    when the answer lists a change (one more integration call per such fact; see docs/search.md)."""
 
     tau: float = 0.85
     n_neighbors: int = 3
+    change_tau: float | None = None
 
 
 @dataclass(frozen=True)
@@ -162,6 +167,13 @@ class Settings:
             return DEFAULT_HOME.expanduser() / "llm-cache.db"
         return self.store_path.with_name(self.store_path.stem + ".llm-cache.db")
 
+    @property
+    def batch_path(self) -> Path:
+        """The batch file store (requests written to batch files, answers read back; ``anchormem.llm.batch``):
+        beside the LLM response cache."""
+        cache = self.cache_path
+        return cache.with_name(cache.stem.removesuffix(".llm-cache") + ".llm-batch.db")
+
     @classmethod
     def load(
         cls,
@@ -231,6 +243,8 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"graph.tau must lie in (0, 1), got {s.graph.tau}")
     if s.graph.n_neighbors < 1:
         raise ConfigError("graph.n_neighbors must be at least 1")
+    if s.graph.change_tau is not None and not 0.0 < s.graph.change_tau < s.graph.tau:
+        raise ConfigError(f"graph.change_tau must lie in (0, tau), got {s.graph.change_tau}")
     c = s.chunking
     if c.window < 1 or c.stride < 1 or min(c.chat_chars, c.passage_chars, c.paper_chars) < 0:
         raise ConfigError(
@@ -249,11 +263,11 @@ def _validate(s: Settings) -> None:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    raw = read_limited(path, MAX_CONFIG_BYTES, ConfigError)
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError as exc:
-        raise ConfigError(f"config file not found: {path}") from exc
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
 

@@ -20,6 +20,7 @@ from anchormem.embed.protocol import Embedder
 from anchormem.index import ann
 from anchormem.index.cache import SnapshotCache
 from anchormem.index.snapshot import ScopeSnapshot
+from anchormem.ingest.batched import BatchImport, BatchIngest
 from anchormem.ingest.ingester import Ingester, PendingAdd
 from anchormem.ingest.link import LinkFacts
 from anchormem.ingest.pipeline import Progress
@@ -52,7 +53,7 @@ from anchormem.search.retrieve import RECIPES, empty_result, query_vectors, retr
 from anchormem.store.protocol import Store
 from anchormem.wire.args import ADD_KEYS, SEARCH_KEYS, AddArgs, Record, RecordsReader, ScopeArgs, SearchArgs
 from anchormem.wire.scopes import check_query, make_scope, scope_of
-from anchormem.wire.validation import check_search
+from anchormem.wire.validation import check_bool, check_label, check_search
 
 Source = str | Mapping[str, Any] | Sequence[Mapping[str, Any]] | Conversation | Path
 """What ``add`` takes: a plain string (one user message), one message, a list of messages, a
@@ -91,6 +92,7 @@ class Memory(Closeable):
         self._ingester = Ingester(self._parts, locks, self.accounting, self._fact_source)
         self._records = Records(self._parts)
         self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester)
+        self._batch = BatchIngest(self._parts, self._ingester)
 
     def _fact_source(self, scope: Scope) -> LinkFacts:
         """The scope's facts, vectors, rows and neighbour index for linking: the snapshot this process holds,
@@ -134,6 +136,8 @@ class Memory(Closeable):
         facts: str | Path | None = None,
         events: str | Path | None = None,
         progress: Progress | None = None,
+        readd: bool = False,
+        batch: bool = False,
         **scope: Unpack[ScopeArgs],
     ) -> IngestReport:
         """Add messages (or a whole conversation) to a user's memory.
@@ -156,14 +160,35 @@ class Memory(Closeable):
         New turns of a session continue after the turns already stored in it. ``facts``/``events``
         attach precomputed facts and events instead of extracting them. A re-run resumes
         extraction that failed.
+
+        A message a delete removed is not stored again when it is re-sent (same id, or same content): the
+        report's notes count what was skipped. ``readd=True`` stores such messages again on purpose.
+        ``batch=True``: the LLM requests wait for :meth:`batch_export` instead of live calls; the turns are
+        searchable at once (provisional anchors) and :meth:`batch_import` finishes the add (``docs/batch.md``).
         """
         if isinstance(source, PendingAdd):
-            if sample or facts or events or any(v is not None for v in scope.values()):
-                raise TypeError("add() of a PendingAdd takes only progress: it holds its scope and input")
-            return self._ingester.add(source, progress)
-        return self._ingester.add(
-            self.prepare_add(source, sample=sample, facts=facts, events=events, **scope), progress
-        )
+            if sample or facts or events or readd or any(v is not None for v in scope.values()):
+                raise TypeError("add() of a PendingAdd takes only progress and batch: it holds its scope and input")
+            pending = source
+        else:
+            pending = self.prepare_add(source, sample=sample, facts=facts, events=events, readd=readd, **scope)
+        if batch:
+            return self._batch.add(pending, progress)
+        return self._ingester.add(pending, progress)
+
+    def batch_export(self, path: str | Path, *, part_size: int | None = None) -> list[Path]:
+        """Write the LLM requests that wait for a batch answer as an OpenAI Batch API input file (``part_size``:
+        ``<stem>.partNNN.jsonl`` files of at most that many lines); the files written (none: nothing waits)."""
+        return self._batch.export(path, part_size)
+
+    def batch_import(
+        self, path: str | Path, *, progress: Progress | None = None, **scope: Unpack[ScopeArgs]
+    ) -> BatchImport:
+        """Read a Batch API results file and derive what its answers allow in every memory with work waiting
+        (a scope narrows it): facts, then events once every context has its facts. Unusable lines are reported
+        by number in ``BatchImport.results``, never applied; safe to repeat (``docs/batch.md``)."""
+        scopes = [self._scope(scope, "batch_import")] if any(v is not None for v in scope.values()) else None
+        return self._batch.import_results(path, scopes, progress)
 
     def prepare_add(self, source: Source, *, max_turns: int | None = None, **options: Unpack[AddArgs]) -> PendingAdd:
         """What :meth:`add` checks and reads before it runs (the same ``source`` and keywords), as a
@@ -172,10 +197,11 @@ class Memory(Closeable):
         job). Invalid input raises :class:`InputError` here, before anything is written; ``max_turns`` caps
         the turns (the service's request limit)."""
         checked = self._scope(options, "add", ADD_KEYS)
+        readd = check_bool(options.get("readd", False), "readd", "add")
         sample, facts, events = options.get("sample"), options.get("facts"), options.get("events")
         conversation = read_source(source, sample, max_turns=max_turns)
         pre = load_precomputed(facts, events, sample_id=conversation.name if sample or facts or events else None)
-        return PendingAdd(checked, conversation.turns, pre)
+        return PendingAdd(checked, conversation.turns, pre, readd)
 
     def add_all(
         self,
@@ -186,14 +212,15 @@ class Memory(Closeable):
         facts: str | Path | None = None,
         events: str | Path | None = None,
         progress: Progress | None = None,
+        batch: bool = False,
     ) -> dict[str, IngestReport]:
         """Add every conversation of a LoCoMo file, each as its own run (``run_id`` = sample id).
-        ``path`` may be a string here: this method only reads files."""
+        ``path`` may be a string here: this method only reads files. ``batch`` as for :meth:`add`."""
         out: dict[str, IngestReport] = {}
         for conv in load_conversations(path):
             pre = load_precomputed(facts, events, sample_id=conv.name)
             pending = PendingAdd(make_scope(user_id, agent_id, conv.name), conv.turns, pre)
-            out[conv.name] = self._ingester.add(pending, progress)
+            out[conv.name] = self._batch.add(pending, progress) if batch else self._ingester.add(pending, progress)
         return out
 
     # -- query -------------------------------------------------------------------------------------------
@@ -233,6 +260,9 @@ class Memory(Closeable):
         k, variant = options.get("k"), options.get("variant")
         max_chars = options.get("max_chars")
         check_search(k, max_contexts, variant, RECIPES, max_chars)
+        for flag in ("trace", "include_subscopes"):
+            if flag in options:
+                check_bool(options[flag], flag, "search")
         scope = self._scope(options, "search", SEARCH_KEYS)
         wanted = make_filters(
             options.get("filters"),
@@ -314,6 +344,7 @@ class Memory(Closeable):
 
     def get(self, record_id: str, **scope: Unpack[ScopeArgs]) -> Record:
         """One record by id: a context (``c-…``), fact (``f-…``), event (``e-…``) or turn id."""
+        check_label(record_id, "record_id", "get")
         return self._records.get(record_id, self._scope(scope, "get"))
 
     def stats(self, **scope: Unpack[ScopeArgs]) -> Stats:
@@ -358,6 +389,7 @@ class Memory(Closeable):
         deletes every agent and run of that user. Exactly one target must be given.
         """
         where = self._scope(scope, "delete")
+        check_bool(all, "all", "delete")
         return delete_on_full_disk(
             self._parts.store_file, lambda: self._lifecycle.delete(where, session, turn, context, all)
         )

@@ -7,6 +7,7 @@ settings say what to open. Nothing is opened before it is needed.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict, Unpack
 
@@ -14,10 +15,20 @@ from anchormem.config import Settings
 from anchormem.embed.factory import open_embedder
 from anchormem.embed.protocol import Embedder
 from anchormem.errors import ConfigError, LLMNotConfiguredError
+from anchormem.llm.batch import BatchLLM
+from anchormem.llm.cache import CachedLLM
 from anchormem.llm.factory import open_llm
 from anchormem.llm.protocol import LLM
 from anchormem.store.factory import open_store
 from anchormem.store.protocol import Store
+
+
+@dataclass(frozen=True)
+class BatchStoreFile:
+    """A batch store file this process has not opened: opened only to forget deleted words from it
+    (:func:`anchormem.lifecycle.delete.forget_cached`)."""
+
+    path: Path
 
 
 class GivenParts(TypedDict, total=False):
@@ -42,6 +53,8 @@ class Parts:
         self._store = given.get("store")
         self._embedder = given.get("embedder")
         self._llm = given.get("llm")
+        self._batch: BatchLLM | None = None
+        self._batched: LLM | None = None
         self._opening = threading.RLock()
 
     @property
@@ -85,6 +98,24 @@ class Parts:
         llm = self.llm
         return llm.model if llm is not None else None
 
+    def batch_llm(self) -> LLM:
+        """The LLM of batch ingest: the configured model's requests and answers kept in the batch store
+        (``settings.batch_path``), behind the response cache as the live LLM is (opened on first use)."""
+        if self._batched is None:
+            model = self.require_llm("batch ingest").model
+            with self._opening:
+                if self._batched is None:
+                    self._batch = BatchLLM(model, self.settings.batch_path)
+                    cached = self.settings.llm is not None
+                    self._batched = CachedLLM(self._batch, self.settings.cache_path) if cached else self._batch
+        return self._batched
+
+    def batch_store(self) -> BatchLLM:
+        """The batch store of :meth:`batch_llm` (opened with it)."""
+        self.batch_llm()
+        assert self._batch is not None
+        return self._batch
+
     def require_llm(self, what: str) -> LLM:
         llm = self.llm
         if llm is None:
@@ -119,6 +150,22 @@ class Parts:
             return llm
         return self.settings.cache_path
 
+    def forgetting(self) -> list[object]:
+        """Where LLM exchanges that may hold deleted words are kept: the response cache (as
+        :meth:`response_cache`) and the batch store, when this memory has one (open, or a file)."""
+        out: list[object] = [self.response_cache()]
+        if self._batch is not None:
+            out.append(self._batch)
+        elif self.settings.batch_path.exists():
+            out.append(BatchStoreFile(self.settings.batch_path))
+        return out
+
     def close(self) -> None:
+        if self._batched is not None and self._batched is not self._batch:
+            close = getattr(self._batched, "close", None)
+            if close is not None:
+                close()
+        if self._batch is not None:
+            self._batch.close()
         if self._store is not None:
             self._store.close()

@@ -10,10 +10,13 @@ import argparse
 import json
 from typing import Any
 
-from anchormem.cli.common import open_memory, store_options
+from anchormem.cli.common import open_memory, remote_options, store_options
+from anchormem.cli.remote import local_only
 from anchormem.errors import ConfigError, StoreError
 from anchormem.model import Scope
 from anchormem.store.pg_ann import MIN_FACTS
+
+WHY = "maintenance works on the store's files and tables"
 
 
 def register(sub: Any) -> None:
@@ -28,7 +31,8 @@ def register(sub: Any) -> None:
         "tables, then CHECKPOINT; it locks each table while rewriting it. SQLite: checkpoint and truncate the WAL)",
     )
     store_options(s)
-    s.set_defaults(handler=cmd_scrub)
+    remote_options(s)
+    s.set_defaults(handler=local_only(cmd_scrub, WHY))
     c = tasks.add_parser(
         "check",
         help="check the store is whole: SQLite's PRAGMA integrity_check, then the store's own invariants (every "
@@ -36,7 +40,8 @@ def register(sub: Any) -> None:
         "Exit 1 when a problem is found",
     )
     store_options(c)
-    c.set_defaults(handler=cmd_check)
+    remote_options(c)
+    c.set_defaults(handler=local_only(cmd_check, WHY))
     a = tasks.add_parser(
         "ann-index",
         help="PostgreSQL: build the HNSW index of every scope that holds at least --min-facts facts (one at a time, "
@@ -55,7 +60,8 @@ def register(sub: Any) -> None:
         "a build whose graph does not fit is much slower)",
     )
     store_options(a)
-    a.set_defaults(handler=cmd_ann_index)
+    remote_options(a)
+    a.set_defaults(handler=local_only(cmd_ann_index, WHY))
 
 
 def cmd_scrub(args: argparse.Namespace) -> Any:
@@ -65,7 +71,7 @@ def cmd_scrub(args: argparse.Namespace) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> Any:
-    with open_memory(args) as mem:
+    with open_memory(args, create=False) as mem:
         check = getattr(mem.store, "check", None)
         if check is None:
             raise StoreError(f"{type(mem.store).__name__} has no check")

@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from anchormem.errors import LLMError, NotFoundError, StoreError
+from anchormem.lifecycle import forgotten
+from anchormem.llm.batch import BatchLLM
 from anchormem.model import DeleteReport, IngestReport, Scope
+from anchormem.parts import BatchStoreFile
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
 from anchormem.wire.scopes import describe
@@ -85,6 +88,7 @@ def delete_turns(
     store: Store, scope: Scope, turn_ids: Sequence[str], rebuild: Rebuild, cache: object | None
 ) -> DeleteReport:
     plan = cascade.plan(store, scope, turn_ids=turn_ids)
+    forgotten.remember(store, scope, plan.turn_ids)
     done = rewrite(
         store,
         cache,
@@ -97,7 +101,9 @@ def delete_turns(
 
 
 def delete_scope(store: Store, scope: Scope, cache: object | None) -> DeleteReport:
-    texts: list[str] = [x for t in store.turns(scope) for x in (t.text, t.image_caption) if x]
+    turns = store.turns(scope)
+    forgotten.remember(store, scope, [t.id for t in turns])
+    texts: list[str] = [x for t in turns for x in (t.text, t.image_caption) if x]
     texts += [f.text for f in store.facts(scope)] + [e.text for e in store.events(scope)]
     done = rewrite(store, cache, texts, lambda: store.delete_scope(scope))  # nothing is left to rebuild
     return _deleted(done.counts, done.forgotten, done.rebuilt)
@@ -121,9 +127,18 @@ def _deleted(counts: dict[str, int], forgotten: int, rebuilt: IngestReport) -> D
 def forget_cached(cache: object | None, texts: Iterable[str]) -> int:
     """Drop every cached LLM exchange that holds one of ``texts``, then vacuum the cache file.
 
-    ``cache`` is a :class:`~anchormem.llm.cache.CachedLLM` (anything with ``forget_containing``),
-    or the path of a cache file when no LLM is configured now but one was before."""
+    ``cache`` is a :class:`~anchormem.llm.cache.CachedLLM` or a batch store (anything with
+    ``forget_containing``), the path of a cache file when no LLM is configured now but one was before, a
+    :class:`~anchormem.parts.BatchStoreFile`, or a list of these (:meth:`~anchormem.parts.Parts.forgetting`)."""
     unique = list(dict.fromkeys(t for t in texts if t.strip()))
+    if isinstance(cache, list):  # the response cache and the batch store (``Parts.forgetting``)
+        return sum(forget_cached(one, unique) for one in cache)
+    if isinstance(cache, BatchStoreFile):
+        batch = BatchLLM("none", cache.path)
+        try:
+            return forget_cached(batch, unique)
+        finally:
+            batch.close()
     if isinstance(cache, Path):
         if not cache.exists():
             return 0

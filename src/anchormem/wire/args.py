@@ -50,9 +50,11 @@ class SearchArgs(ScopeArgs, total=False):
 
 
 class AddArgs(ScopeArgs, total=False):
-    """What ``add`` takes beside its source: a scope, the LoCoMo ``sample`` to pick from a file, and files of
-    precomputed ``facts`` and ``events`` (see :meth:`Memory.add <anchormem.memory.Memory.add>`)."""
+    """What ``add`` takes beside its source: a scope, the LoCoMo ``sample`` to pick from a file, files of
+    precomputed ``facts`` and ``events``, and ``readd`` (store messages a delete removed before; default
+    ``False``: they are skipped) (see :meth:`Memory.add <anchormem.memory.Memory.add>`)."""
 
+    readd: bool
     sample: str | None
     facts: str | Path | None
     events: str | Path | None
