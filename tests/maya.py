@@ -72,7 +72,7 @@ class TopicEmbedder:
 
 def _excerpts(content: str) -> list[tuple[str, str]]:
     """(context, key fact) per excerpt of an integration prompt."""
-    found = re.findall(r"Excerpt \d+:\n(.*?)\nKey fact: (.*?)\n", content + "\n", re.DOTALL)
+    found = re.findall(r"Excerpt \d+:\n(.*?)\nKey fact: (?:<fact>)?(.*?)(?:</fact>)?\n", content + "\n", re.DOTALL)
     return [(c, f) for c, f in found]
 
 

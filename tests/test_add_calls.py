@@ -28,7 +28,7 @@ def test_an_add_asks_only_about_what_it_adds(tmp_path: Path) -> None:
         assert len(extraction) == report.contexts_added == 1  # the new window only
         new = {f.text for f in mem.facts(user_id="maya") if f.id not in before_facts}
         assert new == {"Maya's cat Pico turned three."} and len(integration) == 1
-        keys = re.findall(r"^Key fact: (.*)$", integration[0], re.MULTILINE)
+        keys = re.findall(r"^Key fact: <fact>(.*)</fact>$", integration[0], re.MULTILINE)
         assert new & set(keys)  # the cluster grew around the new fact
         used = mem.stats(user_id="maya").usage
         for phase, calls in (("extraction", 1), ("integration", 1)):

@@ -240,7 +240,7 @@ def test_change_probes_find_a_move_told_in_other_words(tmp_path: Path) -> None:
         cat = {"Maya has a cat named Pico.", "Maya's cat Pico turned three."}
         assert not any({facts[f] for f in e.fact_ids} == cat for e in mem.events(user_id="maya"))  # asked, no change
         asked = [r[-1]["content"] for r in llm.requests if "Key fact:" in r[-1]["content"]]
-        assert any("Key fact: Maya's cat Pico turned three." in q for q in asked)  # the cat pair was asked
+        assert any("Key fact: <fact>Maya's cat Pico turned three.</fact>" in q for q in asked)  # the cat pair was asked
         found = marks(mem.search("Where does Maya live?", user_id="maya"))
         assert found["I live in Lavapiés with my partner."] == (False, ["We finally moved to Carabanchel last week!"])
         calls = llm.calls
