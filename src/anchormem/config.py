@@ -105,8 +105,9 @@ class RetrievalSettings:
     "…before X?" favours what was said before X came up); leave one out to switch it off, ``()`` for the
     plain ranking. ``rerank_bound`` is the most a stage may move a score (see ``docs/search.md``).
     ``cached_scopes`` bounds the scopes whose snapshots a process keeps (at least 1). A scope of at least
-    ``snapshot_files`` facts keeps its snapshot in a file next to a SQLite store, so a new process's first
-    search need not rebuild it (``anchormem.index.snapshot_files``; None: no files). ``ann_index``: a PostgreSQL
+    ``snapshot_files`` facts keeps its snapshot in a file next to a SQLite store, or for a server store
+    (PostgreSQL) in a folder of ``snapshot_dir`` named by the database, so a new process's first search need not
+    rebuild it (``anchormem.index.snapshot_files``; None: no files). ``ann_index``: a PostgreSQL
     scope that has an HNSW index (``anchormem maintenance ann-index``, scopes of 200,000+ facts) is searched
     through it, its fact matrix never loaded (False: every scope on the in-process matrix); ``ann_candidates`` is
     how many nearest facts such a search reads (``anchormem.index.ann``)."""
@@ -125,7 +126,8 @@ class RetrievalSettings:
     )  # in order (``query.rerank``)
     rerank_bound: float = 0.1  # the most one stage may add to or take from a context's score
     cached_scopes: int = 64  # scope snapshots one process keeps in memory; the least recently used goes first
-    snapshot_files: int | None = 10_000  # scopes of this many facts keep their snapshot in a file (SQLite); None: never
+    snapshot_files: int | None = 10_000  # scopes of this many facts keep their snapshot in a file; None: never
+    snapshot_dir: str | None = None  # a server store's snapshot files; None: ~/.anchormem/server-snapshots
     ann_index: bool = True  # search a scope through its HNSW index when it has one (False: the matrix, always)
     ann_candidates: int = 1000  # nearest facts a search through the index reads (at least the recipe's depths)
 
@@ -290,6 +292,8 @@ def _build(typ: type[Any], values: Mapping[str, Any], section: str) -> Any:
         try:
             if key in ("max_chars", "snapshot_files"):  # a number, or none
                 kwargs[key] = None if value in (None, "", "none", "None") else int(value)
+            elif key == "snapshot_dir":  # a folder, or none (the default)
+                kwargs[key] = None if value in (None, "") else str(value)
             elif isinstance(default, bool):
                 kwargs[key] = value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes")
             elif isinstance(default, int):

@@ -82,6 +82,12 @@ class Parts:
         return Path(where)
 
     @property
+    def store_url(self) -> str | None:
+        """The URL of a server store (the one given, else the settings'), or None for a SQLite store."""
+        where = getattr(self._store, "url", None) if self._store is not None else self.settings.store_location
+        return where if isinstance(where, str) and "://" in where and not where.startswith("sqlite:") else None
+
+    @property
     def loaded_embedder(self) -> Embedder | None:
         """The embedder if it is open already (never opens it)."""
         return self._embedder

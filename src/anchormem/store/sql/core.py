@@ -369,6 +369,11 @@ class SQLStore(SQLBase):
         if fact_ids:
             with self._tx(scope=scope) as cur:
                 life.set_linked(cur, _sk(scope), fact_ids, linked)
+                # the facts were analysed while unlinked (``_grew`` after their insert): without fresh statistics
+                # PostgreSQL takes every fact for unlinked and reads the scope's whole table for each add's
+                # ``unlinked_facts`` (0.6 s at 180,000 facts) until autovacuum analyses it, which a copied
+                # database (``CREATE DATABASE … TEMPLATE``) never does
+                self._grew(cur, "facts", len(fact_ids))
 
     def restore_states(self, scope: Scope, states: Sequence[ExtractionState]) -> None:
         with self._tx(scope=scope) as cur:
