@@ -3,33 +3,26 @@ ingest lives in :mod:`anchormem.ingest`, search in :mod:`anchormem.search`."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import nullcontext
-from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
 
 from anchormem._util.closeable import Closeable
-from anchormem._util.gcpause import paused_gc
 from anchormem.answer.answer import read
 from anchormem.answer.citations import cite
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
-from anchormem.index import ann
 from anchormem.index.cache import SnapshotCache
 from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.ingest.ingester import Ingester, PendingAdd
-from anchormem.ingest.link import LinkFacts
 from anchormem.ingest.pipeline import Progress
-from anchormem.ingest.precomputed import load_precomputed
-from anchormem.ingest.sources import Conversation, load_conversations, read_source
+from anchormem.ingest.snapshot_facts import snapshot_facts
+from anchormem.ingest.sources import Conversation, read_source
 from anchormem.lifecycle.full_disk import delete_on_full_disk
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.lifecycle.manager import Lifecycle
 from anchormem.llm.accounting import Accounting
-from anchormem.llm.protocol import LLM, Completion
+from anchormem.llm.protocol import LLM
 from anchormem.model import (
     Answer,
     Context,
@@ -47,16 +40,14 @@ from anchormem.model import (
 )
 from anchormem.parts import GivenParts, Parts
 from anchormem.records import RECORD_KINDS, RecordKind, Records
-from anchormem.search.filters import make_filters, restrict
-from anchormem.search.retrieve import RECIPES, empty_result, query_vectors, retrieve
+from anchormem.search.searcher import Searcher
 from anchormem.store.protocol import Store
-from anchormem.wire.args import ADD_KEYS, SEARCH_KEYS, AddArgs, Record, RecordsReader, ScopeArgs, SearchArgs
-from anchormem.wire.scopes import check_query, make_scope, scope_of
-from anchormem.wire.validation import check_search
+from anchormem.wire.args import SEARCH_KEYS, Record, RecordsReader, ScopeArgs, SearchArgs
+from anchormem.wire.scopes import scope_of
 
 Source = str | Mapping[str, Any] | Sequence[Mapping[str, Any]] | Conversation | Path
 """What ``add`` takes: a plain string (one user message), one message, a list of messages, a
-:class:`Conversation`, or a :class:`~pathlib.Path` to a file (LoCoMo, or JSON/JSONL messages)."""
+:class:`Conversation`, or a :class:`~pathlib.Path` to a file (JSON/JSONL messages, or one LoCoMo conversation)."""
 __all__ = ["RECORD_KINDS", "Memory", "PendingAdd", "Record", "RecordKind", "Source"]
 
 
@@ -88,19 +79,10 @@ class Memory(Closeable):
         self._parts = Parts(self.settings, **parts)
         self._snapshots = SnapshotCache(self._parts)
         locks = WriterLocks()
-        self._ingester = Ingester(self._parts, locks, self.accounting, self._fact_source)
+        self._ingester = Ingester(self._parts, locks, self.accounting, snapshot_facts(self._snapshots))
+        self._searcher = Searcher(self._parts, self._snapshots, self.accounting)
         self._records = Records(self._parts)
         self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester)
-
-    def _fact_source(self, scope: Scope) -> LinkFacts:
-        """The scope's facts, vectors, rows and neighbour index for linking: the snapshot this process holds,
-        grown by the add."""
-        snap = self._snapshots.get(scope)
-        near = ann.near(snap)  # a big PostgreSQL scope: through its HNSW index
-        if near is None:
-            index = snap.fact_neighbours
-            near = partial(index.above, snap.fact_vectors) if index is not None else None
-        return LinkFacts(snap.facts, snap.fact_vectors, snap.fact_row, near)
 
     @classmethod
     def from_env(cls, config_file: str | Path | None = None, **overrides: Any) -> Memory:
@@ -127,14 +109,7 @@ class Memory(Closeable):
     # -- ingest ------------------------------------------------------------------------------------------
 
     def add(
-        self,
-        source: Source | PendingAdd,
-        *,
-        sample: str | None = None,
-        facts: str | Path | None = None,
-        events: str | Path | None = None,
-        progress: Progress | None = None,
-        **scope: Unpack[ScopeArgs],
+        self, source: Source | PendingAdd, *, progress: Progress | None = None, **scope: Unpack[ScopeArgs]
     ) -> IngestReport:
         """Add messages (or a whole conversation) to a user's memory.
 
@@ -146,55 +121,30 @@ class Memory(Closeable):
           ``created_at`` or ``time``: ISO 8601, Unix seconds or milliseconds, or free text);
         - one such message dict, or a plain string (one message of role ``user``). A string is
           never read as a file path: pass files as :class:`pathlib.Path`;
-        - a :class:`Conversation`, or a :class:`pathlib.Path` to a LoCoMo file or a JSON/JSONL
-          message list. A LoCoMo file with several conversations needs ``sample`` (one sample id);
+        - a :class:`Conversation`, or a :class:`pathlib.Path` to a JSON/JSONL message list or a LoCoMo file
+          of one conversation (a sample of several, and precomputed facts: :mod:`anchormem.eval.locomo`);
         - a :class:`PendingAdd` from :meth:`prepare_add` (which holds its scope: pass no other keyword).
 
         A message without an ``id`` gets one from its session, speaker, text, time as given and its
         occurrence among identical messages of this call, so sending the same messages again (a
         retry, or a window of recent messages re-sent) adds nothing new; see ``docs/messages.md``.
-        New turns of a session continue after the turns already stored in it. ``facts``/``events``
-        attach precomputed facts and events instead of extracting them. A re-run resumes
+        New turns of a session continue after the turns already stored in it. A re-run resumes
         extraction that failed.
         """
         if isinstance(source, PendingAdd):
-            if sample or facts or events or any(v is not None for v in scope.values()):
+            if any(v is not None for v in scope.values()):
                 raise TypeError("add() of a PendingAdd takes only progress: it holds its scope and input")
             return self._ingester.add(source, progress)
-        return self._ingester.add(
-            self.prepare_add(source, sample=sample, facts=facts, events=events, **scope), progress
-        )
+        return self._ingester.add(self.prepare_add(source, **scope), progress)
 
-    def prepare_add(self, source: Source, *, max_turns: int | None = None, **options: Unpack[AddArgs]) -> PendingAdd:
+    def prepare_add(self, source: Source, *, max_turns: int | None = None, **scope: Unpack[ScopeArgs]) -> PendingAdd:
         """What :meth:`add` checks and reads before it runs (the same ``source`` and keywords), as a
-        :class:`PendingAdd` (scope, turns, precomputed facts and events) to hand to ``add`` later: for a shell
-        that decides from the turn count how to run the add (the REST API runs a large one as a background
-        job). Invalid input raises :class:`InputError` here, before anything is written; ``max_turns`` caps
-        the turns (the service's request limit)."""
-        checked = self._scope(options, "add", ADD_KEYS)
-        sample, facts, events = options.get("sample"), options.get("facts"), options.get("events")
-        conversation = read_source(source, sample, max_turns=max_turns)
-        pre = load_precomputed(facts, events, sample_id=conversation.name if sample or facts or events else None)
-        return PendingAdd(checked, conversation.turns, pre)
-
-    def add_all(
-        self,
-        path: str | Path,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        facts: str | Path | None = None,
-        events: str | Path | None = None,
-        progress: Progress | None = None,
-    ) -> dict[str, IngestReport]:
-        """Add every conversation of a LoCoMo file, each as its own run (``run_id`` = sample id).
-        ``path`` may be a string here: this method only reads files."""
-        out: dict[str, IngestReport] = {}
-        for conv in load_conversations(path):
-            pre = load_precomputed(facts, events, sample_id=conv.name)
-            pending = PendingAdd(make_scope(user_id, agent_id, conv.name), conv.turns, pre)
-            out[conv.name] = self._ingester.add(pending, progress)
-        return out
+        :class:`PendingAdd` (scope and turns; precomputed facts and events may be set on it) to hand to ``add``
+        later: for a shell that decides from the turn count how to run the add (the REST API runs a large one
+        as a background job). Invalid input raises :class:`InputError` here, before anything is written;
+        ``max_turns`` caps the turns (the service's request limit)."""
+        checked = self._scope(scope, "add")
+        return PendingAdd(checked, read_source(source, max_turns=max_turns).turns)
 
     # -- query -------------------------------------------------------------------------------------------
 
@@ -229,42 +179,7 @@ class Memory(Closeable):
         every filter; an event only when all its source facts come from such contexts. A value of
         the wrong type raises :class:`InputError` naming the field.
         """
-        query = check_query(query)
-        k, variant = options.get("k"), options.get("variant")
-        max_chars = options.get("max_chars")
-        check_search(k, max_contexts, variant, RECIPES, max_chars)
-        scope = self._scope(options, "search", SEARCH_KEYS)
-        wanted = make_filters(
-            options.get("filters"),
-            session=options.get("session"),
-            since=options.get("since"),
-            until=options.get("until"),
-        )
-        loads = self._snapshots.loads
-        snap = self._snapshots.covering(scope, include_subscopes=options.get("include_subscopes", True))
-        # a scope loaded whole: the first retrieval builds its indexes, millions of lasting objects
-        fresh = self._snapshots.loads != loads
-        settings = self.settings.retrieval
-        if k is not None:
-            settings = replace(settings, k_facts=k, k_events=k, max_contexts=k)
-        if max_contexts is not None:
-            settings = replace(settings, max_contexts=max_contexts)
-        if variant is not None:
-            settings = replace(settings, variant=variant)
-        if max_chars is not None:
-            settings = replace(settings, max_chars=max_chars)
-        traced = bool(options.get("trace"))
-        if snap is None:  # nothing stored for this scope (yet, or any more)
-            return empty_result(query, settings, traced)
-        started = time.perf_counter()
-        snap = restrict(snap, wanted)
-        if not snap.contexts:
-            return empty_result(query, settings, traced)
-        vector, subject_vector = query_vectors(self.embedder.embed, snap, query)
-        with paused_gc() if fresh else nullcontext():
-            result = retrieve(snap, query, vector, settings, subject_vector, trace=traced)
-        self.accounting.record("retrieval", Completion(text=""), time.perf_counter() - started)
-        return result
+        return self._searcher.search(query, max_contexts, options)
 
     def answer(self, question: str, *, reader: LLM | None = None, **options: Unpack[SearchArgs]) -> Answer:
         """Answer from memory with the reader LLM (``reader``, else the configured LLM);

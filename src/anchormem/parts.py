@@ -16,6 +16,7 @@ from anchormem.embed.protocol import Embedder
 from anchormem.errors import ConfigError, LLMNotConfiguredError
 from anchormem.llm.factory import open_llm
 from anchormem.llm.protocol import LLM
+from anchormem.store.capabilities import Located
 from anchormem.store.factory import open_store
 from anchormem.store.protocol import Store
 
@@ -63,7 +64,10 @@ class Parts:
     @property
     def store_file(self) -> Path | None:
         """The SQLite file of the store (the one given, else the settings'), or None for a server store."""
-        where = getattr(self._store, "path", None) if self._store is not None else self.settings.store_location
+        if self._store is not None:
+            where = self._store.path if isinstance(self._store, Located) else None
+        else:
+            where = self.settings.store_location
         if not isinstance(where, str) or "://" in where or where == ":memory:":
             return None
         return Path(where)

@@ -83,13 +83,26 @@ def cmd_add(mem: Memory, args: argparse.Namespace) -> Any:
                 raise InputError("--all-samples reads a LoCoMo file, not --message")
             if args.sample or args.run:
                 raise InputError("--all-samples cannot be combined with --sample or --run")
-            reports = mem.add_all(
-                source, user_id=args.user, agent_id=args.agent, facts=args.facts, events=args.events, progress=bars
+            from anchormem.eval.locomo import add_all
+
+            reports = add_all(
+                mem, source, user_id=args.user, agent_id=args.agent, facts=args.facts, events=args.events, progress=bars
             )
             return {name: report_dict(r) for name, r in reports.items()}
-        report = mem.add(
-            source, sample=args.sample, facts=args.facts, events=args.events, progress=bars, **scope_kwargs(args)
-        )
+        if args.file is not None and (args.sample or args.facts or args.events):  # a LoCoMo sample, a pack
+            from anchormem.eval.locomo import add_locomo
+
+            report = add_locomo(
+                mem,
+                source,
+                sample=args.sample,
+                facts=args.facts,
+                events=args.events,
+                progress=bars,
+                **scope_kwargs(args),
+            )
+        else:
+            report = mem.add(source, progress=bars, **scope_kwargs(args))
     return report_dict(report)
 
 

@@ -107,7 +107,7 @@ def read_source(source: object, sample: str | None = None, *, max_turns: int | N
             names = ", ".join(c.name for c in conversations[:10])
             raise InputError(
                 f"{source} holds {len(conversations)} conversations ({names}); pick one with "
-                "sample=... (CLI: --sample ID), or use add_all"
+                "sample=... (anchormem.eval.locomo.add_locomo; CLI: --sample ID), or use add_all"
             )
         return conversations[0]
     if isinstance(source, Mapping) and is_locomo(source):

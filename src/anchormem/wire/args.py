@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from pathlib import Path
 from typing import Any, Literal, Protocol, TypedDict, Unpack, overload
 
 from anchormem.model import Context, Event, Fact, Turn
@@ -49,18 +48,8 @@ class SearchArgs(ScopeArgs, total=False):
     until: TimeBound | None
 
 
-class AddArgs(ScopeArgs, total=False):
-    """What ``add`` takes beside its source: a scope, the LoCoMo ``sample`` to pick from a file, and files of
-    precomputed ``facts`` and ``events`` (see :meth:`Memory.add <anchormem.memory.Memory.add>`)."""
-
-    sample: str | None
-    facts: str | Path | None
-    events: str | Path | None
-
-
 SCOPE_KEYS = frozenset(ScopeArgs.__optional_keys__)
 SEARCH_KEYS = frozenset(SearchArgs.__optional_keys__)
-ADD_KEYS = frozenset(AddArgs.__optional_keys__)
 
 
 def scope_ids(args: Mapping[str, Any], method: str, allowed: frozenset[str] = SCOPE_KEYS) -> tuple[Any, Any, Any]:
