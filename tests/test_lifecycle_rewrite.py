@@ -3,6 +3,7 @@ re-deriving, and a scrub of the store file whatever failed after the forgetting.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from anchormem.model import IngestReport
 
 
 class Recorder:
-    """Stands in for the store (``scrub``) and the LLM response cache (``forget_containing``)."""
+    """Stands in for the store (``scrub``) and the LLM response cache (``forget``)."""
 
     def __init__(self) -> None:
         self.steps: list[str] = []
@@ -21,9 +22,10 @@ class Recorder:
     def scrub(self) -> None:
         self.steps.append("scrub")
 
-    def forget_containing(self, text: str) -> int:
-        self.steps.append(f"forget {text}")
-        return 1
+    def forget(self, texts: Iterable[str]) -> int:
+        texts = list(texts)
+        self.steps.extend(f"forget {text}" for text in texts)
+        return len(texts)
 
 
 def test_the_cache_is_forgotten_before_the_change_and_the_store_scrubbed_after() -> None:

@@ -23,26 +23,23 @@ def register(sub: Any) -> None:
         help="store upkeep: check the store is whole; scrub deleted bytes from the store's files; index big scopes",
     )
     tasks = p.add_subparsers(dest="task", required=True, metavar="TASK")
-    s = tasks.add_parser(
-        "scrub",
-        help="rewrite the store without the bytes of deleted rows (PostgreSQL: VACUUM FULL of the memory "
+    tasks_help = {
+        "scrub": "rewrite the store without the bytes of deleted rows (PostgreSQL: VACUUM FULL of the memory "
         "tables, then CHECKPOINT; it locks each table while rewriting it. SQLite: checkpoint and truncate the WAL)",
-    )
-    store_options(s)
-    s.set_defaults(handler=cmd_scrub)
-    c = tasks.add_parser(
-        "check",
-        help="check the store is whole: SQLite's PRAGMA integrity_check, then the store's own invariants (every "
+        "check": "check the store is whole: SQLite's PRAGMA integrity_check, then the store's own invariants (every "
         "fact's context, every context's turns, every event's facts stored; one vector size); reads only. "
         "Exit 1 when a problem is found",
-    )
-    store_options(c)
-    c.set_defaults(handler=cmd_check)
-    a = tasks.add_parser(
-        "ann-index",
-        help="PostgreSQL: build the HNSW index of every scope that holds at least --min-facts facts (one at a time, "
-        "without blocking writes), drop the index of a scope below half of it. See docs/configuration.md, Stores",
-    )
+        "ann-index": "PostgreSQL: build the HNSW index of every scope that holds at least --min-facts facts (one at "
+        "a time, without blocking writes), drop the index of a scope below half of it. See docs/configuration.md, "
+        "Stores",
+    }
+    handlers = {"scrub": cmd_scrub, "check": cmd_check, "ann-index": cmd_ann_index}
+    parsers = {}
+    for name, text in tasks_help.items():
+        parsers[name] = task = tasks.add_parser(name, help=text)
+        store_options(task)
+        task.set_defaults(handler=handlers[name])
+    a = parsers["ann-index"]
     a.add_argument(
         "--min-facts",
         type=int,
@@ -55,8 +52,6 @@ def register(sub: Any) -> None:
         help="PostgreSQL's memory for one build (default 2GB: the graph of 1,000,000 facts of 384 dimensions; "
         "a build whose graph does not fit is much slower)",
     )
-    store_options(a)
-    a.set_defaults(handler=cmd_ann_index)
 
 
 def cmd_scrub(args: argparse.Namespace) -> Any:

@@ -26,12 +26,65 @@ defused (its ``<`` becomes ``‹``), so no text a message holds can close the da
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:  # the model renders itself through this module: no import back at run time
-    from anchormem.model import ContextHit, Scope, SearchResult
+# What is rendered, by the shape it is read by: the model renders itself through this module, so this module
+# names none of the model's classes (``Scope``, ``Context``, ``ContextHit``, ``EventHit``, ``SearchResult``).
+
+
+class Scope(Protocol):
+    @property
+    def user_id(self) -> str: ...
+    @property
+    def agent_id(self) -> str | None: ...
+    @property
+    def run_id(self) -> str | None: ...
+
+
+class _Context(Protocol):
+    @property
+    def session(self) -> str: ...
+    @property
+    def position(self) -> int: ...
+    @property
+    def turn_ids(self) -> tuple[str, ...]: ...
+    @property
+    def date(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
+    def pieces(self) -> tuple[tuple[str, int | None, int | None], ...]: ...
+
+
+class ContextHit(Protocol):
+    @property
+    def context(self) -> _Context: ...
+    @property
+    def latest(self) -> bool | None: ...
+    @property
+    def scope(self) -> Scope | None: ...
+
+
+class _Text(Protocol):
+    @property
+    def text(self) -> str: ...
+
+
+class _EventHit(Protocol):
+    @property
+    def event(self) -> _Text: ...
+
+
+class SearchResult(Protocol):
+    @property
+    def query(self) -> str: ...
+    @property
+    def contexts(self) -> Sequence[ContextHit]: ...
+    @property
+    def events(self) -> Sequence[_EventHit]: ...
+    def in_reading_order(self) -> Sequence[ContextHit]: ...
+
 
 TURN_START = re.compile(r'^(?P<speaker>.{1,200}?) said(?P<part> \(part \d+ of \d+\))?, "')
 """The start of a turn's line in a context's text (``Speaker said, "…``, ``Speaker said (part 2 of 3), "…``), as

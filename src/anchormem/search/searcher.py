@@ -27,15 +27,10 @@ from anchormem.wire.scopes import check_query, scope_of
 from anchormem.wire.validation import check_search
 
 
-def call_settings(
-    base: RetrievalSettings,
-    k: int | None = None,
-    max_contexts: int | None = None,
-    variant: str | None = None,
-    max_chars: int | None = None,
-) -> RetrievalSettings:
+def call_settings(base: RetrievalSettings, options: SearchArgs, max_contexts: int | None = None) -> RetrievalSettings:
     """``base`` with what one call asks for: ``k`` facts, events and contexts, then ``max_contexts``,
-    ``variant`` and ``max_chars`` (each left as configured when None)."""
+    ``variant`` and ``max_chars`` (each left as configured when not given)."""
+    k, variant, max_chars = options.get("k"), options.get("variant"), options.get("max_chars")
     settings = base
     if k is not None:
         settings = replace(settings, k_facts=k, k_events=k, max_contexts=k)
@@ -72,7 +67,7 @@ class Searcher:
         snap = self._snapshots.covering(scope, include_subscopes=options.get("include_subscopes", True))
         # a scope loaded whole: the first retrieval builds its indexes, millions of lasting objects
         fresh = self._snapshots.loads != loads
-        settings = call_settings(self._parts.settings.retrieval, k, max_contexts, variant, max_chars)
+        settings = call_settings(self._parts.settings.retrieval, options, max_contexts)
         traced = bool(options.get("trace"))
         if snap is None:  # nothing stored for this scope (yet, or any more)
             return empty_result(query, settings, traced)

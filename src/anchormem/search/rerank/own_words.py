@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from anchormem.search.rerank.stage import Candidates, register
+from anchormem.search.rerank.stage import Candidates
 from anchormem.text.voice import named_speaker
 
 
@@ -58,6 +58,3 @@ class OwnWords:
         if others:
             candidates.notes[self.name] = f"the question names {speaker}: {speaker}'s own messages come first"
         return others
-
-
-register(OwnWords)

@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.search.rerank.own_words import statements
-from anchormem.search.rerank.stage import FLOOR, Candidates, register
+from anchormem.search.rerank.stage import FLOOR, Candidates
 from anchormem.search.rerank.subject import Subjects
 
 
@@ -112,9 +112,6 @@ class Recency:
         if rows:
             candidates.notes[self.name] = "the latest session on a subject that earlier sessions also spoke of"
         return {row: candidates.bound for row in rows}
-
-
-register(Recency)
 
 
 def mark_dates(candidates: Candidates, rows: Sequence[int]) -> dict[int, tuple[bool | None, tuple[int, ...]]]:
