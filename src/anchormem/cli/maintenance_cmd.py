@@ -34,11 +34,7 @@ def register(sub: Any) -> None:
         "Stores",
     }
     handlers = {"scrub": cmd_scrub, "check": cmd_check, "ann-index": cmd_ann_index}
-    parsers = {}
-    for name, text in tasks_help.items():
-        parsers[name] = task = tasks.add_parser(name, help=text)
-        store_options(task)
-        task.set_defaults(handler=handlers[name])
+    parsers = {name: tasks.add_parser(name, help=text) for name, text in tasks_help.items()}
     a = parsers["ann-index"]
     a.add_argument(
         "--min-facts",
@@ -52,6 +48,9 @@ def register(sub: Any) -> None:
         help="PostgreSQL's memory for one build (default 2GB: the graph of 1,000,000 facts of 384 dimensions; "
         "a build whose graph does not fit is much slower)",
     )
+    for name, task in parsers.items():
+        store_options(task)
+        task.set_defaults(handler=handlers[name])
 
 
 def cmd_scrub(args: argparse.Namespace) -> Any:

@@ -55,15 +55,8 @@ def counts_params(key: ScopeKey) -> tuple[str, ...]:
     return key * 5
 
 
+_COUNTED = ("turns", "sessions", "facts", "events", "contexts", "pending", "failed", "ungrounded")  # the row's order
+
+
 def counts(row: Sequence[Any]) -> Counts:
-    turns, sessions, facts, events, contexts, pending, failed, ungrounded = (int(v) for v in row)
-    return Counts(
-        turns=turns,
-        sessions=sessions,
-        contexts=contexts,
-        facts=facts,
-        events=events,
-        pending=pending,
-        failed=failed,
-        ungrounded=ungrounded,
-    )
+    return Counts(**{name: int(value) for name, value in zip(_COUNTED, row, strict=True)})
