@@ -46,8 +46,17 @@ from anchormem.wire.args import SEARCH_KEYS, Record, RecordsReader, ScopeArgs, S
 from anchormem.wire.scopes import scope_of
 
 Source = str | Mapping[str, Any] | Sequence[Mapping[str, Any]] | Conversation | Path
-"""What ``add`` takes: a plain string (one user message), one message, a list of messages, a
-:class:`Conversation`, or a :class:`~pathlib.Path` to a file (JSON/JSONL messages, or one LoCoMo conversation)."""
+"""What ``add`` takes:
+
+- a list of messages: dicts with ``role``/``content`` (OpenAI's shape, content parts included, optional ``name``)
+  or ``speaker``/``text``, and optional ``id``, ``session``, ``metadata`` (a JSON object), ``image_caption`` and a
+  time (``timestamp``, ``created_at`` or ``time``: ISO 8601, Unix seconds or milliseconds, or free text);
+- one such message dict, or a plain string (one message of role ``user``; never read as a file path);
+- a :class:`Conversation`, or a :class:`~pathlib.Path` to a JSON/JSONL message list or a LoCoMo file of one
+  conversation (a sample of several, and precomputed facts: :mod:`anchormem.eval.locomo`).
+
+A message without an ``id`` gets one from its session, speaker, text, time as given and its occurrence among
+identical messages of the call, so sending the same messages again adds nothing new (``docs/messages.md``)."""
 __all__ = ["RECORD_KINDS", "Memory", "PendingAdd", "Record", "RecordKind", "Source"]
 
 
@@ -58,14 +67,11 @@ class Memory(Closeable):
     search, the LLM client on the first call that needs it. Pass ``store``,
     ``embedder`` or ``llm`` to use your own parts (e.g. fakes in tests).
 
-    The facade holds no algorithm; it names the scope of each call and hands the call to one of the
-    collaborators it composes: its :class:`~anchormem.parts.Parts` (store, embedder, LLM), a
-    :class:`~anchormem.index.cache.SnapshotCache` (what retrieval reads), an
-    :class:`~anchormem.ingest.ingester.Ingester` (adds), :class:`~anchormem.records.Records`
-    (reading stored records) and a :class:`~anchormem.lifecycle.manager.Lifecycle` (update, delete,
-    history, export, import), the last sharing per-user :class:`~anchormem.lifecycle.locks.WriterLocks`
-    with the ingester. ``accounting`` sums the LLM use of every call in this process; each call also
-    counts its own, and that is what is stored for its scope.
+    The facade holds no algorithm (``docs/architecture.md``): it names the scope of a call and hands the call
+    to its :class:`~anchormem.parts.Parts`, :class:`~anchormem.ingest.ingester.Ingester` (adds),
+    :class:`~anchormem.search.searcher.Searcher` (searches), :class:`~anchormem.records.Records` or
+    :class:`~anchormem.lifecycle.manager.Lifecycle` (update, delete, history, export, import). ``accounting``
+    sums the LLM use of every call in this process; what a call used is stored for its scope.
 
     A method that names a memory takes its scope as keywords, each ``None`` by default: ``user_id``,
     ``agent_id``, ``run_id`` (:class:`~anchormem.wire.args.ScopeArgs`); ``search`` and ``answer``
@@ -89,8 +95,6 @@ class Memory(Closeable):
         """Settings from the environment and config file (see :meth:`Settings.load`)."""
         return cls(Settings.load(config_file=config_file, **overrides))
 
-    # -- parts -------------------------------------------------------------------------------------------
-
     @property
     def store(self) -> Store:
         """The store (the given one, else the settings' ``store_location``, opened on first use)."""
@@ -111,26 +115,9 @@ class Memory(Closeable):
     def add(
         self, source: Source | PendingAdd, *, progress: Progress | None = None, **scope: Unpack[ScopeArgs]
     ) -> IngestReport:
-        """Add messages (or a whole conversation) to a user's memory.
-
-        ``source`` is one of:
-
-        - a list of messages: dicts with ``role``/``content`` (OpenAI's shape, content parts
-          included, optional ``name``) or ``speaker``/``text``, and optional ``id``, ``session``,
-          ``metadata`` (a JSON object), ``image_caption`` and a time (``timestamp``,
-          ``created_at`` or ``time``: ISO 8601, Unix seconds or milliseconds, or free text);
-        - one such message dict, or a plain string (one message of role ``user``). A string is
-          never read as a file path: pass files as :class:`pathlib.Path`;
-        - a :class:`Conversation`, or a :class:`pathlib.Path` to a JSON/JSONL message list or a LoCoMo file
-          of one conversation (a sample of several, and precomputed facts: :mod:`anchormem.eval.locomo`);
-        - a :class:`PendingAdd` from :meth:`prepare_add` (which holds its scope: pass no other keyword).
-
-        A message without an ``id`` gets one from its session, speaker, text, time as given and its
-        occurrence among identical messages of this call, so sending the same messages again (a
-        retry, or a window of recent messages re-sent) adds nothing new; see ``docs/messages.md``.
-        New turns of a session continue after the turns already stored in it. A re-run resumes
-        extraction that failed.
-        """
+        """Add messages (or a whole conversation) to a user's memory: ``source`` is any :data:`Source`, or a
+        :class:`PendingAdd` from :meth:`prepare_add` (which holds its scope: pass no other keyword). New turns of
+        a session continue after those already stored in it; a re-run resumes extraction that failed."""
         if isinstance(source, PendingAdd):
             if any(v is not None for v in scope.values()):
                 raise TypeError("add() of a PendingAdd takes only progress: it holds its scope and input")
@@ -153,32 +140,10 @@ class Memory(Closeable):
         return self._snapshots.get(scope)
 
     def search(self, query: str, *, max_contexts: int | None = None, **options: Unpack[SearchArgs]) -> SearchResult:
-        """Memories for ``query``: contexts (with their anchor facts) and events, with provenance.
-
-        The scope is a user, an agent (``agent_id`` alone: the agent's own memory), or either narrowed
-        by agent and run. A search covers the scope's sub-scopes too: a user's search looks through
-        everything stored under that user, its agents' and runs' memories included, and a user's
-        agent's search through that agent's runs; ``include_subscopes=False`` looks at the exact scope
-        only. Each returned context says which scope it is stored in (``ContextHit.scope``).
-
-        ``k`` is how many facts and events the recipe considers (the ``paper`` recipe maps the top
-        ``k`` facts to contexts; every recipe returns at most ``k`` events) and, unless
-        ``max_contexts`` is given, also the most contexts returned. Left out, both come from
-        the settings (``retrieval.k_facts``, ``k_events``, ``max_contexts``). ``max_chars`` caps the
-        context text returned (default ``retrieval.max_chars``: 10,000 characters; the best context is
-        always returned). ``trace=True`` attaches the retrieval's trace (``SearchResult.trace``: each
-        signal's value, each rerank stage's adjustment, the selection step). A scope with no memory
-        (e.g. a user's first conversation) gives an empty result, not an error.
-
-        Filters restrict the search to some messages (see :mod:`anchormem.search.filters`):
-        ``filters`` is metadata equality (``{"topic": "work"}``: every pair must equal the message's
-        ``metadata``; a key no message has gives an empty result), ``session`` a session label,
-        ``since``/``until`` a time range on the message time, both inclusive (ISO 8601, Unix seconds
-        or milliseconds, or a ``datetime``); messages whose time is unknown never match a time range.
-        A context, a window of several turns, is returned when at least one of its turns matches
-        every filter; an event only when all its source facts come from such contexts. A value of
-        the wrong type raises :class:`InputError` naming the field.
-        """
+        """Memories for ``query``: contexts (with their anchor facts) and events, with provenance. What each
+        keyword does (the scope and its sub-scopes, ``k``, ``max_contexts``, ``max_chars``, ``trace``, the
+        filters) is :class:`~anchormem.wire.args.SearchArgs`'s to say. A scope with no memory gives an empty
+        result, not an error; a value of the wrong type raises :class:`InputError` naming the field."""
         return self._searcher.search(query, max_contexts, options)
 
     def answer(self, question: str, *, reader: LLM | None = None, **options: Unpack[SearchArgs]) -> Answer:
@@ -197,8 +162,6 @@ class Memory(Closeable):
             used = call.used()
             if used:
                 self.store.record_usage(scope, used)
-
-    # -- inspect -------------------------------------------------------------------------------------------
 
     def turns(self, **scope: Unpack[ScopeArgs]) -> list[Turn]:
         """Every turn of a memory, in conversation order."""
@@ -243,16 +206,10 @@ class Memory(Closeable):
     # -- lifecycle: edit, forget, history, export, import -----------------------------------------------
 
     def update(self, turn_id: str, text: str, **scope: Unpack[ScopeArgs]) -> UpdateReport:
-        """Replace the text of one stored turn and re-derive what came from it, like a delete of the old
-        words and an add of the new ones in place.
-
-        The turn keeps its id, session, position, speaker, time and metadata. The windows that held it
-        are superseded with their facts and the events on those facts, cached LLM responses holding
-        the old text are forgotten and its bytes scrubbed from the store file; the session is re-cut
-        and facts and events are derived from the new text. The history records an ``update`` (counts,
-        never the texts). An unknown turn raises :class:`NotFoundError`; text that is empty or too long
-        :class:`InputError`; the text it already has changes nothing (``updated`` False).
-        """
+        """Replace the text of one stored turn and re-derive what came from it, as a delete of the old words
+        and an add of the new ones in place (the turn keeps its id, place, speaker, time and metadata; see
+        ``docs/forgetting.md``). An unknown turn raises :class:`NotFoundError`, empty or too long text
+        :class:`InputError`; the text it already has changes nothing (``updated`` False)."""
         return self._lifecycle.update(self._scope(scope, "update"), turn_id, text)
 
     def delete(
@@ -264,14 +221,9 @@ class Memory(Closeable):
         all: bool = False,
         **scope: Unpack[ScopeArgs],
     ) -> DeleteReport:
-        """Forget one session, turn or context (its turns), or ``all`` of a memory.
-
-        Everything derived from the deleted words goes: their contexts, those contexts'
-        facts, events built on those facts (re-formed from the facts that remain), cached
-        LLM responses holding the text, and the bytes in the store file. The surviving
-        turns of a touched session are re-cut into windows. ``all`` with only ``user_id``
-        deletes every agent and run of that user. Exactly one target must be given.
-        """
+        """Forget one session, turn or context (its turns), or ``all`` of a memory (with only ``user_id``: every
+        agent and run of that user); exactly one target. Everything derived from the words goes with them, the
+        LLM responses that held them and their bytes in the store file (``docs/forgetting.md``)."""
         where = self._scope(scope, "delete")
         return delete_on_full_disk(
             self._parts.store_file, lambda: self._lifecycle.delete(where, session, turn, context, all)
