@@ -19,7 +19,6 @@ the kind's factory; see each registry's ``factory`` line in :mod:`anchormem.regi
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import threading
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import Generic, TypeVar, overload
@@ -53,7 +52,9 @@ class Registry(MutableMapping[str, T], Generic[T]):
         with self._lock:
             if self._entry_points_read:
                 return
-            for point in importlib.metadata.entry_points(group=self.group):
+            from importlib.metadata import entry_points  # only now: it imports zipfile, email and more
+
+            for point in entry_points(group=self.group):
                 if point.name not in self._builtins and point.name not in self._loaded:
                     self._builtins[point.name] = point.value
                     self._order.append(point.name)
