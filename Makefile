@@ -31,8 +31,8 @@ test: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
-	$(MAKE) package
+	$(BIN)/python -m pytest -q
+	$(MAKE) --no-print-directory package
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests bench examples
@@ -41,10 +41,11 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
-# sdist + wheel, checked as PyPI would render them; built in .venv (setuptools from the dev extra)
+# sdist + wheel, checked as PyPI would render them; built in .venv (setuptools from the dev extra);
+# --quiet: six lines instead of setuptools' ~1,100 (every file copied, twice)
 package: $(VENV)/.installed-test
 	rm -rf dist
-	$(BIN)/python -m build --no-isolation --outdir dist .
+	$(BIN)/python -m build --quiet --no-isolation --outdir dist .
 	$(BIN)/twine check --strict dist/*
 
 clean:

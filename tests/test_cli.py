@@ -64,6 +64,7 @@ def test_errors_are_one_line_with_non_zero_exit(
 
 
 def test_search_of_a_user_with_no_memory_is_empty(capsys: pytest.CaptureFixture[str], base: list[str]) -> None:
+    assert run(capsys, "add", "--message", "hello", "--user", "someone", *base)[0] == 0  # the store exists
     code, out, err = run(capsys, "search", "x", "--user", "ghost", "--json", *base)
     assert code == 0 and err == ""
     assert json.loads(out) == {"query": "x", "contexts": [], "events": [], "reading_order": [], "turn_ids": []}

@@ -186,7 +186,7 @@ def test_no_context_variant_shows_the_reader_facts(tmp_path: Path) -> None:
     answering = [r for r in reader.requests if "Question:" in r[-1]["content"] and "Grade" not in r[-1]["content"]]
     assert answering
     prompt = answering[0][-1]["content"]
-    assert "\n- Ana: " in prompt or "\n- Ben: " in prompt  # anchor facts, not the turn lines
+    assert "\n  - Ana: " in prompt or "\n  - Ben: " in prompt  # anchor facts (fenced as data), not the turn lines
     assert " said, " not in prompt
 
 

@@ -86,6 +86,32 @@ def test_search_by_query_returns_scored_items_with_provenance(store: AnchorMemSt
     assert [i.key for i in only_work] == ["job"]
 
 
+def test_search_scores_the_turns_of_one_window_apart(store: AnchorMemStore) -> None:
+    """A window's turns used to come back together, each with the window's score (three items scored 1.0
+    for limit=3): now the turn holding the query's words comes first and its neighbours score lower."""
+    chat = [
+        {"role": "user", "content": "Good morning!", "session": "1"},
+        {"role": "user", "content": "My grey cat is called Miso.", "session": "1"},
+        {"role": "assistant", "content": "Lovely to hear.", "session": "1"},
+        {"role": "user", "content": "I work as a nurse in Porto.", "session": "2"},
+    ]
+    store.memory.add(chat, user_id="alice")
+    found = store.search(("alice",), query="grey cat Miso", limit=3)
+    assert len(found) == 3 and len({i.key for i in found}) == 3
+    assert found[0].value["text"] == "My grey cat is called Miso."
+    scores = [i.score for i in found]
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) > 1 and scores[0] > scores[1]
+
+
+def test_a_put_after_a_delete_stores_the_key_again(store: AnchorMemStore) -> None:
+    ns = ("alice",)
+    store.put(ns, "city", {"content": "Alice lives in Hamburg"})
+    store.delete(ns, "city")
+    store.put(ns, "city", {"content": "Alice lives in Hamburg"})  # the same item again: on purpose
+    item = store.get(ns, "city")
+    assert item is not None and item.value["content"] == "Alice lives in Hamburg"
+
+
 def test_search_without_query_lists_filters_and_pages(store: AnchorMemStore) -> None:
     ns = ("alice", "todo")
     for i in range(5):

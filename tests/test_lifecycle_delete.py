@@ -73,7 +73,9 @@ def test_delete_context_and_all(memory: Memory) -> None:
     with pytest.raises(NotFoundError):
         memory.stats(user_id="ana")
     assert [h.op for h in memory.history(user_id="ana")][-2:] == ["delete", "delete"]
-    memory.add(messages(SESSION_1[:2], "1"), user_id="ana")  # a new memory starts fresh
+    resent = memory.add(messages(SESSION_1[:2], "1"), user_id="ana")  # a re-sent history stays forgotten
+    assert resent.turns_added == 0 and "deleted earlier" in resent.notes[0]
+    memory.add(messages(SESSION_1[:2], "1"), user_id="ana", readd=True)  # added again on purpose
     assert len(memory.turns(user_id="ana")) == 2
 
 

@@ -3,7 +3,6 @@ re-deriving, and a scrub of the store file whatever failed after the forgetting.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import pytest
@@ -14,7 +13,7 @@ from anchormem.model import IngestReport
 
 
 class Recorder:
-    """Stands in for the store (``scrub``) and the LLM response cache (``forget``)."""
+    """Stands in for the store (``scrub``) and the LLM response cache (``forget_containing``)."""
 
     def __init__(self) -> None:
         self.steps: list[str] = []
@@ -22,10 +21,9 @@ class Recorder:
     def scrub(self) -> None:
         self.steps.append("scrub")
 
-    def forget(self, texts: Iterable[str]) -> int:
-        texts = list(texts)
-        self.steps.extend(f"forget {text}" for text in texts)
-        return len(texts)
+    def forget_containing(self, text: str) -> int:
+        self.steps.append(f"forget {text}")
+        return 1
 
 
 def test_the_cache_is_forgotten_before_the_change_and_the_store_scrubbed_after() -> None:

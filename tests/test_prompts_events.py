@@ -19,7 +19,7 @@ PAIRS = [
 def test_build_numbers_each_excerpt_with_its_fact() -> None:
     user = events.build(PAIRS)[-1]["content"]
     assert "Excerpt 1:" in user and "Excerpt 2:" in user
-    assert "Key fact: Caroline studies counseling." in user and "DATE: 25 May, 2023" in user
+    assert "Key fact: <fact>Caroline studies counseling.</fact>" in user and "\n  DATE: 25 May, 2023" in user
     assert '{"event":' in user and "third person" in user
     with pytest.raises(InputError):
         events.build([])

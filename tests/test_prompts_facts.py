@@ -6,6 +6,7 @@ import pytest
 
 from anchormem.errors import LLMResponseError
 from anchormem.prompts import facts
+from anchormem.render.fence import fenced
 
 CONTEXT = (
     "DATE: 1:56 pm on 8 May, 2023\n"
@@ -18,7 +19,8 @@ def test_build_holds_the_context_and_the_rules() -> None:
     messages = facts.build(CONTEXT)
     assert [m["role"] for m in messages] == ["system", "user"]
     user = messages[-1]["content"]
-    assert user.rstrip().endswith("Answer:") and CONTEXT in user
+    assert user.rstrip().endswith("Answer:") and fenced("excerpt", CONTEXT) in user, "the context, fenced as data"
+    assert "\n  ".join(CONTEXT.split("\n")) in user
     assert "JSON list of strings" in user and "DATE line" in user and "EVERY speaker" in user
     assert facts.VERSION
 

@@ -10,7 +10,10 @@ from anchormem.prompts import judge
 
 def test_build_holds_the_three_answers_and_generous_rules() -> None:
     user = judge.build("When?", "7 May 2023", "May 7, 2023")[-1]["content"]
-    assert "Gold answer: 7 May 2023" in user and "Generated answer: May 7, 2023" in user
+    assert (
+        "Gold answer: <gold>7 May 2023</gold>" in user
+        and "Generated answer: <generated>May 7, 2023</generated>" in user
+    )
     assert "CORRECT" in user and "WRONG" in user and "relative" in user
 
 

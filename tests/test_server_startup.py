@@ -83,6 +83,7 @@ def test_mcp_loads_the_model_before_it_serves(
     events: list[str] = []
     monkeypatch.setitem(factory.BACKENDS, "hash", lambda _settings, _cache_dir: LazyEmbedder(events))
     monkeypatch.setattr(MCPServer, "run", lambda self, *args, **kwargs: events.append("serving"))
+    monkeypatch.setattr("anchormem.server.mcp_stdio.run_stdio", lambda server: events.append("serving"))
     code = main(["mcp", "--user", "alice", "--store", str(tmp_path / "m.db"), "--embed-backend", "hash"])
     assert code == 0
     assert events == ["model loaded", "serving"]

@@ -359,8 +359,10 @@ def test_counts_follow_adds_failures_deletes_and_updates(store: Store) -> None:
     store.mark_failed(A, "c2", "boom")
     store.add_events(A, [Event("e1", "story", ("f1", "f2"))], _unit(1, 4))
     assert store.counts(A) == Counts(
-        turns=3, sessions=2, contexts=3, facts=2, events=1, pending=1, failed=1, ungrounded=3
+        turns=3, sessions=2, contexts=3, facts=2, events=1, pending=1, failed=1, ungrounded=3, unlinked=2
     )
+    store.set_linked(A, ["f1", "f2"])
+    assert store.counts(A).unlinked == 0
     assert store.counts(B) == Counts(turns=1, sessions=1)
     store.update_turn(A, "D1:1", "changed")  # its window, that window's facts and the event on them go
     assert store.counts(A) == Counts(turns=3, sessions=2, contexts=2, failed=1, pending=1)
@@ -368,3 +370,32 @@ def test_counts_follow_adds_failures_deletes_and_updates(store: Store) -> None:
     assert store.counts(A) == Counts(turns=2, sessions=1, contexts=1, failed=1)
     store.delete_scope(A)
     assert store.counts(A) == Counts() and store.counts(B) == Counts(turns=1, sessions=1)
+
+
+def test_provisional_anchors_wait_for_their_batch_answer_and_give_way_to_it(store: Store) -> None:
+    store.add_turns(A, [_turn(1), _turn(2)])
+    store.add_contexts(A, [_ctx(1), _ctx(2)])
+    waiting = [Fact("p1", "c1", "X: one", "provisional")]
+    store.save_extractions(A, [Extraction("c1", waiting, _unit(1, 4), status="batch")])
+    assert [s.status for s in store.extraction_states(A)] == ["batch", "pending"]
+    assert store.counts(A) == Counts(turns=2, sessions=1, contexts=2, facts=1, pending=1, batch=1)  # no event seed
+    assert store.unlinked_facts(A) == []
+    answered = [Fact("f1", "c1", "X said one"), Fact("f2", "c1", "X said it again")]
+    store.save_extractions(A, [Extraction("c1", answered, _unit(2, 4, seed=1))])
+    assert [f.id for f in store.facts(A)] == ["f1", "f2"] and store.unlinked_facts(A) == ["f1", "f2"]
+    assert store.counts(A) == Counts(turns=2, sessions=1, contexts=2, facts=2, pending=1, unlinked=2)
+    facts, vectors = store.fact_matrix(A)
+    assert [f.id for f in facts] == ["f1", "f2"] and vectors.shape == (2, 4)
+
+
+def test_an_event_keeps_its_supersession_links(opener: Callable[[], Store]) -> None:
+    store = opener()
+    store.add_turns(A, [_turn(1), _turn(2)])
+    store.add_contexts(A, [_ctx(1), _ctx(2)])
+    facts = [Extraction(f"c{i}", [Fact(f"f{i}", f"c{i}", f"fact {i}")], _unit(1, 4, seed=i)) for i in (1, 2)]
+    store.save_extractions(A, facts)
+    moved = Event("e1", "X moved from one to two.", ("f1", "f2"), "llm", (("f2", "f1", "change"),))
+    plain = Event("e2", "X said one.", ("f1",), "llm")
+    store.add_events(A, [moved, plain], _unit(2, 4))
+    assert store.events(A) == [moved, plain] and store.event_matrix(A)[0] == [moved, plain]
+    assert opener().events(A, ["e1"]) == [moved]  # read back by another connection

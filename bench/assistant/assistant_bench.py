@@ -2,6 +2,11 @@
 
     PYTHONPATH=src python bench/assistant/assistant_bench.py bench/data/assistant/life_nadia.json ... \
         [--speakers roles|named] [--variant anchormem] [--json out.json] [--verbose]
+        [--memory-batch MODEL --memory-dir DIR [--memory-results FILE ...]]
+
+With ``--memory-batch`` the memories are on the LLM path: facts and events MODEL wrote, its requests answered
+through batch files kept in DIR (docs/batch.md); while requests wait, the run writes them to
+DIR/assistant-round-N.jsonl and stops (round 1 the facts, round 2 the events).
 
 Each chat (LoCoMo layout, ``bench/data/assistant/README.md``) is sent through the public API the way
 agent builders send it: ``role``/``content`` messages with ``created_at`` and ``session`` (``--speakers
@@ -33,6 +38,7 @@ import re
 import tempfile
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -40,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from anchormem import Memory, Settings
+from anchormem.eval.answers.memory_batch import MemoryBatch
 from anchormem.model import SearchResult
 from anchormem.search.fuse import order_by_score, rrf
 from anchormem.text.lexical import BM25Index
@@ -139,11 +146,16 @@ def recall(gold: set[str], found: set[str]) -> float:
 
 
 def evaluate(
-    paths: Sequence[str], speakers: str, variants: Sequence[str], verbose: bool
+    paths: Sequence[str],
+    speakers: str,
+    variants: Sequence[str],
+    verbose: bool,
+    batch: MemoryBatch | None = None,
+    base: Settings | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     rows: list[dict[str, Any]] = []
     sizes: dict[str, list[float]] = defaultdict(list)
-    for memory, user, sample, baseline in loaded(paths, speakers):
+    for memory, user, sample, baseline in loaded(paths, speakers, batch, base):
         for qa in sample["qa"]:
             question = qa.get("question_named", qa["question"]) if speakers == "named" else qa["question"]
             gold = set(qa["evidence"])
@@ -174,19 +186,43 @@ def evaluate(
     return rows, {v: float(np.mean(s)) if s else 0.0 for v, s in sizes.items()}
 
 
-def loaded(paths: Sequence[str], speakers: str) -> Iterator[tuple[Memory, str, dict[str, Any], MessageBaseline]]:
-    """Each chat added to one fresh memory (its ``sample_id`` as the user), with its message-level baseline."""
+def loaded(
+    paths: Sequence[str], speakers: str, batch: MemoryBatch | None = None, base: Settings | None = None
+) -> Iterator[tuple[Memory, str, dict[str, Any], MessageBaseline]]:
+    """Each chat added to one fresh memory (its ``sample_id`` as the user), with its message-level baseline;
+    with ``batch``, on the LLM path: facts and events the model wrote, answered through batch files."""
     with tempfile.TemporaryDirectory() as tmp:
-        memory = Memory(Settings(store=str(Path(tmp) / "m.db")))
+        settings = replace(base or Settings(), store=str(Path(tmp) / "m.db"))
+        memory = Memory(batch.settings(settings) if batch is not None else settings)
         try:
             for path in paths:
                 for sample in json.loads(Path(path).read_text(encoding="utf-8")):
                     user = sample["sample_id"]
                     msgs = messages(sample, speakers)
-                    memory.add(msgs, user_id=user)
+                    memory.add(msgs, user_id=user, batch=batch is not None)
                     yield memory, user, sample, MessageBaseline(memory, msgs)
         finally:
             memory.close()
+
+
+def waiting(paths: Sequence[str], speakers: str, batch: MemoryBatch, base: Settings) -> str | None:
+    """Import the results files, build every chat's memory: None when every request has its answer, else what
+    to do (the waiting requests written to ``batch.dir``/assistant-round-N.jsonl)."""
+    batch.dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp, Memory(batch.settings(replace(base, store=f"{tmp}/m.db"))) as mem:
+        for results in batch.results:
+            print(mem.batch_import(results).results.describe())
+        for path in paths:
+            for sample in json.loads(Path(path).read_text(encoding="utf-8")):
+                mem.add(messages(sample, speakers), user_id=sample["sample_id"], batch=True)
+        n = 1 + sum(1 for _ in batch.dir.glob("assistant-round-*.jsonl"))
+        written = mem.batch_export(batch.dir / f"assistant-round-{n}.jsonl")
+    if not written:
+        return None
+    return (
+        f"memory requests to {batch.model} wait for their answers: {', '.join(map(str, written))}; answer them "
+        "(OpenAI Batch API results format) and run again with --memory-results FILE for each results file"
+    )
 
 
 def report(rows: list[dict[str, Any]], variants: Sequence[str], chars: dict[str, float]) -> str:
@@ -226,9 +262,27 @@ def main() -> None:
     parser.add_argument("--variant", action="append", help="recipes to measure (default: anchormem and bm25)")
     parser.add_argument("--json", help="write the per-question rows here")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--memory-batch", metavar="MODEL", help="the LLM path: facts and events MODEL wrote")
+    parser.add_argument("--memory-dir", help="with --memory-batch: where its requests and answers are kept")
+    parser.add_argument("--memory-results", action="append", default=[], metavar="FILE", help="batch output file")
+    parser.add_argument("--change-tau", type=float, help="graph.change_tau: ask the model about changes below tau")
     args = parser.parse_args()
+    base = Settings()
+    if args.change_tau is not None:
+        base = replace(base, graph=replace(base.graph, change_tau=args.change_tau))
     variants = args.variant or ["anchormem", "bm25"]
-    rows, chars = evaluate(args.data, args.speakers, variants, args.verbose)
+    batch = None
+    if args.memory_batch:
+        if not args.memory_dir:
+            parser.error("--memory-batch needs --memory-dir")
+        results = tuple(Path(p) for p in args.memory_results)
+        batch = MemoryBatch(model=args.memory_batch, dir=Path(args.memory_dir), results=results)
+        todo = waiting(args.data, args.speakers, batch, base)
+        if todo is not None:
+            print(todo)
+            return
+        print(f"path: LLM, facts and events by {args.memory_batch} (batch files in {args.memory_dir})")
+    rows, chars = evaluate(args.data, args.speakers, variants, args.verbose, batch, base)
     print(report(rows, variants, chars))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")

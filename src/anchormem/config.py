@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from anchormem._util.files import MAX_CONFIG_BYTES, read_limited
 from anchormem.errors import ConfigError
 
 DEFAULT_HOME = Path("~/.anchormem")
@@ -50,10 +51,14 @@ class EmbedSettings:
 
 @dataclass(frozen=True)
 class GraphSettings:
-    """Associative event graph parameters (paper §4.2)."""
+    """Associative event graph parameters (paper §4.2). ``change_tau`` (beyond the paper, LLM path only; None:
+    off): each new fact is also paired with its nearest fact of another context whose cosine lies between
+    ``change_tau`` and ``tau``, and the LLM asked whether one replaced the other; the pair's event is kept only
+    when the answer lists a change (one more integration call per such fact; see docs/search.md)."""
 
     tau: float = 0.85
     n_neighbors: int = 3
+    change_tau: float | None = None
 
 
 @dataclass(frozen=True)
@@ -97,8 +102,9 @@ class RetrievalSettings:
     "…before X?" favours what was said before X came up); leave one out to switch it off, ``()`` for the
     plain ranking. ``rerank_bound`` is the most a stage may move a score (see ``docs/search.md``).
     ``cached_scopes`` bounds the scopes whose snapshots a process keeps (at least 1). A scope of at least
-    ``snapshot_files`` facts keeps its snapshot in a file next to a SQLite store, so a new process's first
-    search need not rebuild it (``anchormem.index.snapshot_files``; None: no files). ``ann_index``: a PostgreSQL
+    ``snapshot_files`` facts keeps its snapshot in a file next to a SQLite store, or for a server store
+    (PostgreSQL) in a folder of ``snapshot_dir`` named by the database, so a new process's first search need not
+    rebuild it (``anchormem.index.snapshot_files``; None: no files). ``ann_index``: a PostgreSQL
     scope that has an HNSW index (``anchormem maintenance ann-index``, scopes of 200,000+ facts) is searched
     through it, its fact matrix never loaded (False: every scope on the in-process matrix); ``ann_candidates`` is
     how many nearest facts such a search reads (``anchormem.index.ann``)."""
@@ -111,7 +117,8 @@ class RetrievalSettings:
     rerankers: tuple[str, ...] = ("own-words", "recency", "tense", "before-change")  # in order (``query.rerank``)
     rerank_bound: float = 0.1  # the most one stage may add to or take from a context's score
     cached_scopes: int = 64  # scope snapshots one process keeps in memory; the least recently used goes first
-    snapshot_files: int | None = 10_000  # scopes of this many facts keep their snapshot in a file (SQLite); None: never
+    snapshot_files: int | None = 10_000  # scopes of this many facts keep their snapshot in a file; None: never
+    snapshot_dir: str | None = None  # a server store's snapshot files; None: ~/.anchormem/server-snapshots
     ann_index: bool = True  # search a scope through its HNSW index when it has one (False: the matrix, always)
     ann_candidates: int = 1000  # nearest facts a search through the index reads (at least the recipe's depths)
 
@@ -152,6 +159,13 @@ class Settings:
         if self.store_is_url:
             return DEFAULT_HOME.expanduser() / "llm-cache.db"
         return self.store_path.with_name(self.store_path.stem + ".llm-cache.db")
+
+    @property
+    def batch_path(self) -> Path:
+        """The batch file store (requests written to batch files, answers read back; ``anchormem.llm.batch``):
+        beside the LLM response cache."""
+        cache = self.cache_path
+        return cache.with_name(cache.stem.removesuffix(".llm-cache") + ".llm-batch.db")
 
     @classmethod
     def load(
@@ -222,6 +236,8 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"graph.tau must lie in (0, 1), got {s.graph.tau}")
     if s.graph.n_neighbors < 1:
         raise ConfigError("graph.n_neighbors must be at least 1")
+    if s.graph.change_tau is not None and not 0.0 < s.graph.change_tau < s.graph.tau:
+        raise ConfigError(f"graph.change_tau must lie in (0, tau), got {s.graph.change_tau}")
     c = s.chunking
     if c.window < 1 or c.stride < 1 or min(c.chat_chars, c.passage_chars, c.paper_chars) < 0:
         raise ConfigError(
@@ -240,11 +256,11 @@ def _validate(s: Settings) -> None:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    raw = read_limited(path, MAX_CONFIG_BYTES, ConfigError)
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError as exc:
-        raise ConfigError(f"config file not found: {path}") from exc
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
 
@@ -267,6 +283,8 @@ def _build(typ: type[Any], values: Mapping[str, Any], section: str) -> Any:
         try:
             if key in ("max_chars", "snapshot_files"):  # a number, or none
                 kwargs[key] = None if value in (None, "", "none", "None") else int(value)
+            elif key == "snapshot_dir":  # a folder, or none (the default)
+                kwargs[key] = None if value in (None, "") else str(value)
             elif isinstance(default, bool):
                 kwargs[key] = value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes")
             elif isinstance(default, int):

@@ -14,6 +14,7 @@ from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
 from anchormem.index.cache import SnapshotCache
 from anchormem.index.snapshot import ScopeSnapshot
+from anchormem.ingest.batched import BatchImport, BatchIngest
 from anchormem.ingest.ingester import Ingester, PendingAdd
 from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.snapshot_facts import snapshot_facts
@@ -42,8 +43,9 @@ from anchormem.parts import GivenParts, Parts
 from anchormem.records import RECORD_KINDS, RecordKind, Records
 from anchormem.search.searcher import Searcher
 from anchormem.store.protocol import Store
-from anchormem.wire.args import SEARCH_KEYS, Record, RecordsReader, ScopeArgs, SearchArgs
+from anchormem.wire.args import ADD_KEYS, SEARCH_KEYS, AddArgs, Record, RecordsReader, ScopeArgs, SearchArgs
 from anchormem.wire.scopes import scope_of
+from anchormem.wire.validation import check_bool, check_label
 
 Source = str | Mapping[str, Any] | Sequence[Mapping[str, Any]] | Conversation | Path
 """What ``add`` takes:
@@ -87,6 +89,7 @@ class Memory(Closeable):
         locks = WriterLocks()
         self._ingester = Ingester(self._parts, locks, self.accounting, snapshot_facts(self._snapshots))
         self._searcher = Searcher(self._parts, self._snapshots, self.accounting)
+        self._batch = BatchIngest(self._parts, self._ingester)
         self._records = Records(self._parts)
         self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester)
 
@@ -113,25 +116,49 @@ class Memory(Closeable):
     # -- ingest ------------------------------------------------------------------------------------------
 
     def add(
-        self, source: Source | PendingAdd, *, progress: Progress | None = None, **scope: Unpack[ScopeArgs]
+        self,
+        source: Source | PendingAdd,
+        *,
+        progress: Progress | None = None,
+        readd: bool = False,
+        batch: bool = False,
+        **scope: Unpack[ScopeArgs],
     ) -> IngestReport:
         """Add messages (or a whole conversation) to a user's memory: ``source`` is any :data:`Source`, or a
-        :class:`PendingAdd` from :meth:`prepare_add` (which holds its scope: pass no other keyword). New turns of
-        a session continue after those already stored in it; a re-run resumes extraction that failed."""
+        :class:`PendingAdd` from :meth:`prepare_add` (which holds its scope: pass no other keyword but ``batch``).
+        New turns of a session continue after those stored; a re-run resumes extraction that failed. A message
+        a delete removed is not stored again when re-sent (the notes count it) unless ``readd=True``.
+        ``batch=True``: the LLM requests wait for :meth:`batch_export` (``docs/batch.md``)."""
         if isinstance(source, PendingAdd):
-            if any(v is not None for v in scope.values()):
-                raise TypeError("add() of a PendingAdd takes only progress: it holds its scope and input")
-            return self._ingester.add(source, progress)
-        return self._ingester.add(self.prepare_add(source, **scope), progress)
+            if readd or any(v is not None for v in scope.values()):
+                raise TypeError("add() of a PendingAdd takes only progress and batch: it holds its scope and input")
+            pending = source
+        else:
+            pending = self.prepare_add(source, readd=readd, **scope)
+        return self._batch.add(pending, progress) if batch else self._ingester.add(pending, progress)
 
-    def prepare_add(self, source: Source, *, max_turns: int | None = None, **scope: Unpack[ScopeArgs]) -> PendingAdd:
+    def batch_export(self, path: str | Path, *, part_size: int | None = None) -> list[Path]:
+        """Write the LLM requests that wait for a batch answer as an OpenAI Batch API input file (``part_size``:
+        ``<stem>.partNNN.jsonl`` files of at most that many lines); the files written (none: nothing waits)."""
+        return self._batch.export(path, part_size)
+
+    def batch_import(
+        self, path: str | Path, *, progress: Progress | None = None, **scope: Unpack[ScopeArgs]
+    ) -> BatchImport:
+        """Read a Batch API results file and derive what its answers allow in every memory with work waiting
+        (a scope narrows it): facts, then events once every context has its facts. Unusable lines are reported
+        by number in ``BatchImport.results``, never applied; safe to repeat (``docs/batch.md``)."""
+        scopes = [self._scope(scope, "batch_import")] if any(v is not None for v in scope.values()) else None
+        return self._batch.import_results(path, scopes, progress)
+
+    def prepare_add(self, source: Source, *, max_turns: int | None = None, **options: Unpack[AddArgs]) -> PendingAdd:
         """What :meth:`add` checks and reads before it runs (the same ``source`` and keywords), as a
-        :class:`PendingAdd` (scope and turns; precomputed facts and events may be set on it) to hand to ``add``
-        later: for a shell that decides from the turn count how to run the add (the REST API runs a large one
-        as a background job). Invalid input raises :class:`InputError` here, before anything is written;
-        ``max_turns`` caps the turns (the service's request limit)."""
-        checked = self._scope(scope, "add")
-        return PendingAdd(checked, read_source(source, max_turns=max_turns).turns)
+        :class:`PendingAdd` to hand to ``add`` later (precomputed facts and events may be set on it): for a shell
+        that decides from the turn count how to run the add. Invalid input raises :class:`InputError` here,
+        before anything is written; ``max_turns`` caps the turns (the service's request limit)."""
+        checked = self._scope(options, "add", ADD_KEYS)
+        readd = check_bool(options.get("readd", False), "readd", "add")
+        return PendingAdd(checked, read_source(source, max_turns=max_turns).turns, None, readd)
 
     # -- query -------------------------------------------------------------------------------------------
 
@@ -192,6 +219,7 @@ class Memory(Closeable):
 
     def get(self, record_id: str, **scope: Unpack[ScopeArgs]) -> Record:
         """One record by id: a context (``c-…``), fact (``f-…``), event (``e-…``) or turn id."""
+        check_label(record_id, "record_id", "get")
         return self._records.get(record_id, self._scope(scope, "get"))
 
     def stats(self, **scope: Unpack[ScopeArgs]) -> Stats:
@@ -225,6 +253,7 @@ class Memory(Closeable):
         agent and run of that user); exactly one target. Everything derived from the words goes with them, the
         LLM responses that held them and their bytes in the store file (``docs/forgetting.md``)."""
         where = self._scope(scope, "delete")
+        check_bool(all, "all", "delete")
         return delete_on_full_disk(
             self._parts.store_file, lambda: self._lifecycle.delete(where, session, turn, context, all)
         )

@@ -12,10 +12,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
+from anchormem.errors import InputError
 from anchormem.render.prompt_block import PromptBlock, render_block
 
-FactSource = Literal["llm", "pack", "offline"]
+FactSource = Literal["llm", "pack", "offline", "provisional"]
+"""Where a fact comes from; ``provisional``: an offline anchor that keeps a context searchable while its
+LLM extraction waits for a batch answer (replaced by the answer's facts)."""
+VERBATIM_SOURCES: tuple[str, ...] = ("offline", "provisional")  # facts that are a speaker's own words, "user: …"
 EventSource = Literal["llm", "pack", "extractive"]
+ChangeKind = Literal["change", "correction"]
+Supersession = tuple[str, str, str]
+"""``(newer fact id, older fact id, kind)``: the newer statement supersedes the older one; ``kind`` is
+``"change"`` (the subject changed: "moved to Carabanchel") or ``"correction"`` ("actually it's Thursday")."""
+CHANGE_KINDS: tuple[str, ...] = ("change", "correction")
 
 
 def stable_id(prefix: str, *parts: str) -> str:
@@ -89,12 +98,18 @@ class Fact:
 
 @dataclass(frozen=True)
 class Event:
-    """A narrative integrated from a cluster of facts of several contexts (paper §4.2)."""
+    """A narrative integrated from a cluster of facts of several contexts (paper §4.2).
+
+    ``supersedes`` are the links the integration found between its facts (:data:`Supersession`): the event
+    says the change in words, and its link tells which fact holds now. The event is the link's provenance:
+    deleting the newer fact deletes the event and its links, so the older fact is current again. Contexts
+    are never touched."""
 
     id: str
     text: str
     fact_ids: tuple[str, ...]
     source: EventSource = "llm"
+    supersedes: tuple[Supersession, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -223,7 +238,16 @@ class SearchResult:
     def prompt(self, max_chars: int | None = None, names: Mapping[str, str] | None = None) -> PromptBlock:
         """These memories as one prompt-ready block within ``max_chars``, with the ids of the turns it
         actually shows (``.text``, ``.turn_ids``, ``.labels``; see :mod:`anchormem.render.prompt_block`).
-        ``names`` renames speakers, e.g. ``{"user": "Maya"}`` (a role without a name shows as ``User``)."""
+        ``names`` renames speakers, e.g. ``{"user": "Maya"}`` (a role without a name shows as ``User``).
+        ``max_chars`` that is not a whole number of 0 or more (0: an empty block), or ``names`` that is
+        not a mapping of strings, raises :class:`~anchormem.errors.InputError`."""
+        if max_chars is not None and (not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 0):
+            raise InputError(f"prompt: 'max_chars' must be a whole number of 0 or more, got {max_chars!r:.40}")
+        if names is not None and (
+            not isinstance(names, Mapping)
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items())
+        ):
+            raise InputError("prompt: 'names' must map speaker names to display names (strings)")
         return render_block(self, max_chars=max_chars, names=names)
 
     def as_prompt(self, max_chars: int | None = None, names: Mapping[str, str] | None = None) -> str:
@@ -301,6 +325,7 @@ class IngestReport:
     facts_ungrounded: int = 0  # LLM-extracted facts their context did not support (anchormem.ingest.grounding)
     contexts_superseded: int = 0  # partial windows replaced because their session grew
     llm_calls: int = 0
+    llm_deferred: int = 0  # LLM requests that wait for a batch answer (``anchormem.llm.batch``)
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -316,6 +341,8 @@ class Stats:
     failed_extractions: int
     usage: dict[str, Usage]
     ungrounded_facts: int = 0  # LLM-extracted facts their context did not support (dropped unless kept)
+    batch_extractions: int = 0  # contexts whose facts wait for a batch answer (searchable by provisional anchors)
+    unlinked_facts: int = 0  # facts whose events are still to be formed (on the LLM path: integration to ask)
 
 
 @dataclass

@@ -7,20 +7,29 @@ settings say what to open. Nothing is opened before it is needed.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import TypedDict, Unpack
 
 from anchormem.config import Settings
 from anchormem.embed.factory import open_embedder
 from anchormem.embed.protocol import Embedder
 from anchormem.errors import ConfigError, LLMNotConfiguredError
-from anchormem.llm.cache import ResponseCache
+from anchormem.llm.batch import BatchLLM
+from anchormem.llm.cache import CachedLLM
 from anchormem.llm.factory import open_llm
 from anchormem.llm.protocol import LLM
-from anchormem.store.capabilities import Located
+from anchormem.store.capabilities import Located, ServedAt
 from anchormem.store.factory import open_store
 from anchormem.store.protocol import Store
+
+
+@dataclass(frozen=True)
+class BatchStoreFile:
+    """A batch store file this process has not opened: opened only to forget deleted words from it
+    (:func:`anchormem.lifecycle.delete.forget_cached`)."""
+
+    path: Path
 
 
 class GivenParts(TypedDict, total=False):
@@ -45,24 +54,25 @@ class Parts:
         self._store = given.get("store")
         self._embedder = given.get("embedder")
         self._llm = given.get("llm")
+        self._batch: BatchLLM | None = None
+        self._batched: LLM | None = None
         self._opening = threading.RLock()
 
     @property
     def store(self) -> Store:
-        store = self._store
-        return store if store is not None else self._open_once("_store", self.settings.store_location, open_store)
+        if self._store is None:
+            with self._opening:
+                if self._store is None:
+                    self._store = open_store(self.settings.store_location)
+        return self._store
 
     @property
     def embedder(self) -> Embedder:
-        embedder = self._embedder
-        return embedder if embedder is not None else self._open_once("_embedder", self.settings.embed, open_embedder)
-
-    def _open_once(self, attribute: str, what: Any, opener: Callable[[Any], Any]) -> Any:
-        """``opener(what)`` kept in ``attribute``, opened by one thread only (the others wait for it)."""
-        with self._opening:
-            if getattr(self, attribute) is None:
-                setattr(self, attribute, opener(what))
-            return getattr(self, attribute)
+        if self._embedder is None:
+            with self._opening:
+                if self._embedder is None:
+                    self._embedder = open_embedder(self.settings.embed)
+        return self._embedder
 
     @property
     def store_file(self) -> Path | None:
@@ -74,6 +84,15 @@ class Parts:
         if not isinstance(where, str) or "://" in where or where == ":memory:":
             return None
         return Path(where)
+
+    @property
+    def store_url(self) -> str | None:
+        """The URL of a server store (the one given, else the settings'), or None for a SQLite store."""
+        if self._store is not None:
+            where = self._store.url if isinstance(self._store, ServedAt) else None
+        else:
+            where = self.settings.store_location
+        return where if isinstance(where, str) and "://" in where and not where.startswith("sqlite:") else None
 
     @property
     def loaded_embedder(self) -> Embedder | None:
@@ -91,6 +110,24 @@ class Parts:
     def llm_model(self) -> str | None:
         llm = self.llm
         return llm.model if llm is not None else None
+
+    def batch_llm(self) -> LLM:
+        """The LLM of batch ingest: the configured model's requests and answers kept in the batch store
+        (``settings.batch_path``), behind the response cache as the live LLM is (opened on first use)."""
+        if self._batched is None:
+            model = self.require_llm("batch ingest").model
+            with self._opening:
+                if self._batched is None:
+                    self._batch = BatchLLM(model, self.settings.batch_path)
+                    cached = self.settings.llm is not None
+                    self._batched = CachedLLM(self._batch, self.settings.cache_path) if cached else self._batch
+        return self._batched
+
+    def batch_store(self) -> BatchLLM:
+        """The batch store of :meth:`batch_llm` (opened with it)."""
+        self.batch_llm()
+        assert self._batch is not None
+        return self._batch
 
     def require_llm(self, what: str) -> LLM:
         llm = self.llm
@@ -118,14 +155,30 @@ class Parts:
                 "use the same embedding backend or a new store"
             )
 
-    def response_cache(self) -> ResponseCache | Path | None:
+    def response_cache(self) -> object | None:
         """The LLM response cache to forget deleted text from: the configured one, else the file an
         earlier configuration left next to the store."""
         llm = self.llm
-        if isinstance(llm, ResponseCache):
+        if llm is not None and hasattr(llm, "forget_containing"):
             return llm
         return self.settings.cache_path
 
+    def forgetting(self) -> list[object]:
+        """Where LLM exchanges that may hold deleted words are kept: the response cache (as
+        :meth:`response_cache`) and the batch store, when this memory has one (open, or a file)."""
+        out: list[object] = [self.response_cache()]
+        if self._batch is not None:
+            out.append(self._batch)
+        elif self.settings.batch_path.exists():
+            out.append(BatchStoreFile(self.settings.batch_path))
+        return out
+
     def close(self) -> None:
+        if self._batched is not None and self._batched is not self._batch:
+            close = getattr(self._batched, "close", None)
+            if close is not None:
+                close()
+        if self._batch is not None:
+            self._batch.close()
         if self._store is not None:
             self._store.close()

@@ -66,6 +66,8 @@ class Records:
             failed_extractions=counted.failed,
             usage=store.usage(scope),
             ungrounded_facts=counted.ungrounded,
+            batch_extractions=counted.batch,
+            unlinked_facts=counted.unlinked,
         )
 
     def existing(self, scope: Scope) -> Scope:

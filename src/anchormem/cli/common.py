@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from anchormem.config import Settings
-from anchormem.errors import ConfigError
+from anchormem.errors import ConfigError, NotFoundError
 from anchormem.registries import EMBEDDERS as BACKENDS
 from anchormem.search.recipes import RECIPES
 
@@ -63,17 +63,35 @@ def scope_options(p: argparse.ArgumentParser, required: bool = False) -> None:
     p.add_argument("--run", help="run id (optional finer scope)")
 
 
+ENV_URL = "ANCHORMEM_URL"  # as anchormem.client.transport reads them (not imported here: it loads httpx)
+ENV_KEY = "ANCHORMEM_API_KEY"
+
+
+def remote_options(p: argparse.ArgumentParser) -> None:
+    """``--url`` and ``--api-key``: every command on a memory takes them, and either runs through the server
+    or refuses them in words (never runs on a local store while a server is named)."""
+    g = p.add_argument_group("through a running server")
+    g.add_argument(
+        "--url",
+        help=f"base URL of a running anchormem serve, e.g. http://127.0.0.1:8420 (env {ENV_URL}): the command "
+        "runs on the server's memory, with its loaded model",
+    )
+    g.add_argument("--api-key", help=f"API key for --url (env {ENV_KEY})")
+
+
 @contextmanager
 def subcommand(
     sub: Any, name: str, help: str, handler: Handler, *, scoped: bool = True
 ) -> Iterator[argparse.ArgumentParser]:
     """Register the command ``name`` (run by ``handler``): ``--user/--agent/--run`` unless it is not
-    ``scoped``, then the arguments the ``with`` block adds, then the store and model options."""
+    ``scoped``, then the arguments the ``with`` block adds, then the store and model options and
+    ``--url``/``--api-key``."""
     p = sub.add_parser(name, help=help)
     if scoped:
         scope_options(p)
     yield p
     store_options(p)
+    remote_options(p)
     p.set_defaults(handler=handler)
 
 
@@ -116,18 +134,29 @@ def scope_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return {"user_id": args.user, "agent_id": args.agent, "run_id": args.run}
 
 
-def open_memory(args: argparse.Namespace) -> Memory:
-    """The :class:`Memory` the options name (nothing is opened or loaded until first use)."""
+def open_memory(args: argparse.Namespace, *, create: bool = True) -> Memory:
+    """The :class:`Memory` the options name (nothing is opened or loaded until first use). With ``create``
+    False (a command that only reads), a SQLite store file that does not exist is a :class:`NotFoundError`:
+    a read never creates a store (a mistyped ``--store`` must not leave an empty one behind)."""
     from anchormem.memory import Memory
+    from anchormem.store.factory import sqlite_file
 
-    return Memory(settings_from(args))
+    settings = settings_from(args)
+    path = sqlite_file(settings.store_location)
+    if not create and path is not None and not path.exists():
+        raise NotFoundError(
+            f"no store at {path}: nothing is stored there yet (check --store or ANCHORMEM_STORE; "
+            "a read never creates a store)"
+        )
+    return Memory(settings)
 
 
-def with_memory(command: Callable[[Memory, argparse.Namespace], Any]) -> Handler:
-    """A handler that runs ``command`` on the memory the options name, closed afterwards."""
+def with_memory(command: Callable[[Memory, argparse.Namespace], Any], *, create: bool = True) -> Handler:
+    """A handler that runs ``command`` on the memory the options name, closed afterwards (``create`` as
+    :func:`open_memory` takes it)."""
 
     def handler(args: argparse.Namespace) -> Any:
-        with open_memory(args) as memory:
+        with open_memory(args, create=create) as memory:
             return command(memory, args)
 
     handler.__name__ = handler.__qualname__ = command.__name__

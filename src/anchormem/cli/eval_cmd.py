@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from anchormem.cli import eval_answers_cmd
 from anchormem.cli.common import flag, positive_int, settings_from, store_options
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("eval", help="evaluate on LoCoMo (see: anchormem eval --help)")
+    p = sub.add_parser("eval", help="evaluate: LoCoMo, the answers benchmark (see: anchormem eval --help)")
     inner = p.add_subparsers(dest="eval_command", required=True, metavar="EVAL_COMMAND")
     s = inner.add_parser("score", help="score an answers file (F1, BLEU-1) against LoCoMo")
     s.add_argument("--data", required=True, help="LoCoMo file (locomo10.json)")
@@ -42,6 +43,7 @@ def register(sub: Any) -> None:
     )
     store_options(s)
     s.set_defaults(handler=cmd_sweep)
+    eval_answers_cmd.register(inner)
 
 
 def _run_options(s: argparse.ArgumentParser) -> None:

@@ -9,50 +9,136 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from anchormem._util.files import lines_limited
 from anchormem.cli.common import flag, open_memory, positive_int, scope_kwargs, subcommand
+from anchormem.cli.remote import local_only, via_server_or_local
 from anchormem.errors import InputError
+from anchormem.wire.scopes import describe, scope_of
 from anchormem.wire.serialize import to_jsonable
+from anchormem.wire.validation import MAX_TEXT_CHARS
+
+if TYPE_CHECKING:
+    from anchormem.client import Client
+    from anchormem.lifecycle.preview import DeletePreview
+    from anchormem.memory import Memory
 
 
 def register(sub: Any) -> None:
     with subcommand(
-        sub, "update", "replace one turn's text and re-derive what came from it (the old text is forgotten)", cmd_update
+        sub,
+        "update",
+        "replace one turn's text and re-derive what came from it (the old text is forgotten)",
+        via_server_or_local(cmd_update),
     ) as p:
         p.add_argument("turn_id", metavar="TURN_ID", help="the turn's id, e.g. D3:7 (see: anchormem list turns)")
         p.add_argument("text", metavar="TEXT", help="the turn's new text (- reads it from stdin)")
     with subcommand(
-        sub, "delete", "forget a session, turn or context (and all derived from it), or a whole user", cmd_delete
+        sub,
+        "delete",
+        "forget a session, turn or context (and all derived from it), or a whole user",
+        via_server_or_local(cmd_delete),
     ) as p:
         target = p.add_mutually_exclusive_group(required=True)
         target.add_argument("--session", help="session label, e.g. 3")
         target.add_argument("--turn", help="turn id, e.g. D3:7")
         target.add_argument("--context", help="context id (c-…): deletes the turns it holds")
-        flag(target, "--all", help="the whole memory (every agent/run of the user unless --agent/--run narrow it)")
-    with subcommand(sub, "history", "the append-only record of changes to a memory", cmd_history) as p:
+        flag(
+            target,
+            "--all",
+            help="the whole memory (every agent/run of the user unless --agent/--run narrow it); asks for "
+            "confirmation unless --yes",
+        )
+        flag(p, "--yes", "-y", help="do not ask before deleting --all (needed when stdin is not a terminal)")
+        flag(p, "--dry-run", help="show what the delete would remove (counts and ids) and delete nothing")
+    with subcommand(
+        sub,
+        "history",
+        "the append-only record of changes to a memory",
+        via_server_or_local(cmd_history, reads=True),
+    ) as p:
         p.add_argument("--limit", type=positive_int, help="only the newest N entries")
-    with subcommand(sub, "export", "write a user's memory as JSONL (stdout, or --out FILE)", cmd_export) as p:
+    with subcommand(
+        sub,
+        "export",
+        "write a user's memory as JSONL (stdout, or --out FILE)",
+        via_server_or_local(cmd_export, reads=True),
+    ) as p:
         p.add_argument("--out", help="file to write (written whole, then renamed into place)")
-    with subcommand(sub, "import", "load a JSONL export into empty scopes of the store", cmd_import, scoped=False) as p:
+    with subcommand(
+        sub,
+        "import",
+        "load a JSONL export into empty scopes of the store",
+        local_only(cmd_import, "import writes a store directly (the REST API has no import)"),
+        scoped=False,
+    ) as p:
         p.add_argument("file", help="the export (JSONL; - for stdin)")
 
 
-def cmd_update(args: argparse.Namespace) -> Any:
-    text = sys.stdin.read() if args.text == "-" else args.text
-    with open_memory(args) as mem:
-        return to_jsonable(mem.update(args.turn_id, text, **scope_kwargs(args)))
+def cmd_update(mem: Memory | Client, args: argparse.Namespace) -> Any:
+    text = read_stdin_text() if args.text == "-" else args.text
+    return to_jsonable(mem.update(args.turn_id, text, **scope_kwargs(args)))
 
 
-def cmd_delete(args: argparse.Namespace) -> Any:
+def read_stdin_text() -> str:
+    """A turn's new text from stdin, read with a bound (four bytes a character of the longest text)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream (a test's, an embedding program's)
+        text: str = sys.stdin.read(MAX_TEXT_CHARS + 1)
+    else:
+        raw = stream.read(4 * MAX_TEXT_CHARS + 1)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError("the text on stdin is not UTF-8") from exc
+    if len(text) > MAX_TEXT_CHARS:
+        raise InputError(f"the text on stdin is longer than {MAX_TEXT_CHARS:,} characters")
+    return text
+
+
+def cmd_delete(mem: Memory | Client, args: argparse.Namespace) -> Any:
+    from anchormem.memory import Memory as Local  # imported here: the CLI starts without numpy
+
     target = {"session": args.session, "turn": args.turn, "context": args.context, "all": args.all}
-    with open_memory(args) as mem:
-        return to_jsonable(mem.delete(**scope_kwargs(args), **target))
+    if args.dry_run:
+        if not isinstance(mem, Local):
+            raise InputError(
+                "--dry-run reads the store itself and the REST API has no delete preview: run it where the store "
+                "is (--store), or see the server's inspector (/ui)"
+            )
+        return {"dry_run": True, **to_jsonable(dry_run(mem, args, target))}
+    if args.all and not args.yes:
+        confirm_all(mem, args)
+    return to_jsonable(mem.delete(**scope_kwargs(args), **target))
 
 
-def cmd_history(args: argparse.Namespace) -> Any:
-    with open_memory(args) as mem:
-        entries = mem.history(limit=args.limit, **scope_kwargs(args))
+def dry_run(mem: Memory, args: argparse.Namespace, target: dict[str, Any]) -> DeletePreview:
+    """What the delete would remove now (the same resolution and cascade), nothing deleted."""
+    from anchormem.lifecycle.preview import preview_delete
+
+    scope = scope_of(scope_kwargs(args), "delete")
+    llm = mem.llm  # the cache a delete forgets from: the configured one, else the file an earlier one left
+    cache = llm if llm is not None and hasattr(llm, "forget_containing") else mem.settings.cache_path
+    return preview_delete(mem.store, scope.user_id, scope.agent_id, scope.run_id, **target, cache=cache)
+
+
+def confirm_all(mem: Memory | Client, args: argparse.Namespace) -> None:
+    """Ask on the terminal before ``delete --all``; without a terminal (a script, a pipe) ``--yes`` is needed."""
+    whose = describe(scope_of(scope_kwargs(args), "delete"))
+    if not sys.stdin.isatty():
+        raise InputError(
+            f"delete --all forgets the whole memory of {whose} and cannot be undone: add --yes to confirm "
+            "(--dry-run shows what it would delete)"
+        )
+    print(f"Delete the whole memory of {whose} (every agent and run under it)? This cannot be undone.", file=sys.stderr)
+    answer = input("Type 'yes' to delete: ")
+    if answer.strip().lower() not in ("y", "yes"):
+        raise InputError("not confirmed: nothing was deleted")
+
+
+def cmd_history(mem: Memory | Client, args: argparse.Namespace) -> Any:
+    entries = mem.history(limit=args.limit, **scope_kwargs(args))
     if args.json:
         return to_jsonable(entries)
     return [history_line(e) for e in entries] or "(no history)"
@@ -67,24 +153,23 @@ def history_line(entry: Any) -> str:
     return f"{entry.seq:>6}  {when}  {entry.op:<7} {where}  {detail}"
 
 
-def cmd_export(args: argparse.Namespace) -> None:
-    with open_memory(args) as mem:
-        records = mem.export(**scope_kwargs(args))
-        if not args.out:
+def cmd_export(mem: Memory | Client, args: argparse.Namespace) -> None:
+    records = mem.export(**scope_kwargs(args))
+    if not args.out:
+        for record in records:
+            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+        return
+    out = Path(args.out).expanduser()
+    tmp = out.with_name(out.name + ".part")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
             for record in records:
-                sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
-            sys.stdout.flush()
-            return
-        out = Path(args.out).expanduser()
-        tmp = out.with_name(out.name + ".part")
-        try:
-            with tmp.open("w", encoding="utf-8") as fh:
-                for record in records:
-                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-            os.replace(tmp, out)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise InputError(f"cannot write {out}: {exc.strerror}") from exc
+                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        os.replace(tmp, out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write {out}: {exc.strerror}") from exc
 
 
 def cmd_import(args: argparse.Namespace) -> Any:
@@ -101,7 +186,7 @@ def read_jsonl(path: str) -> Iterator[Any]:
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from exc
     try:
-        for lineno, raw in enumerate(fh, 1):
+        for lineno, raw in lines_limited(fh, path):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:

@@ -10,11 +10,14 @@ import argparse
 import json
 from typing import Any
 
-from anchormem.cli.common import open_memory, store_options
+from anchormem.cli.common import open_memory, remote_options, store_options
+from anchormem.cli.remote import local_only
 from anchormem.errors import ConfigError, StoreError
 from anchormem.model import Scope
 from anchormem.store.capabilities import AnnIndex, Checkable
 from anchormem.store.pg_ann import MIN_FACTS
+
+WHY = "maintenance works on the store's files and tables"
 
 
 def register(sub: Any) -> None:
@@ -23,19 +26,28 @@ def register(sub: Any) -> None:
         help="store upkeep: check the store is whole; scrub deleted bytes from the store's files; index big scopes",
     )
     tasks = p.add_subparsers(dest="task", required=True, metavar="TASK")
-    tasks_help = {
-        "scrub": "rewrite the store without the bytes of deleted rows (PostgreSQL: VACUUM FULL of the memory "
+    s = tasks.add_parser(
+        "scrub",
+        help="rewrite the store without the bytes of deleted rows (PostgreSQL: VACUUM FULL of the memory "
         "tables, then CHECKPOINT; it locks each table while rewriting it. SQLite: checkpoint and truncate the WAL)",
-        "check": "check the store is whole: SQLite's PRAGMA integrity_check, then the store's own invariants (every "
+    )
+    store_options(s)
+    remote_options(s)
+    s.set_defaults(handler=local_only(cmd_scrub, WHY))
+    c = tasks.add_parser(
+        "check",
+        help="check the store is whole: SQLite's PRAGMA integrity_check, then the store's own invariants (every "
         "fact's context, every context's turns, every event's facts stored; one vector size); reads only. "
         "Exit 1 when a problem is found",
-        "ann-index": "PostgreSQL: build the HNSW index of every scope that holds at least --min-facts facts (one at "
-        "a time, without blocking writes), drop the index of a scope below half of it. See docs/configuration.md, "
-        "Stores",
-    }
-    handlers = {"scrub": cmd_scrub, "check": cmd_check, "ann-index": cmd_ann_index}
-    parsers = {name: tasks.add_parser(name, help=text) for name, text in tasks_help.items()}
-    a = parsers["ann-index"]
+    )
+    store_options(c)
+    remote_options(c)
+    c.set_defaults(handler=local_only(cmd_check, WHY))
+    a = tasks.add_parser(
+        "ann-index",
+        help="PostgreSQL: build the HNSW index of every scope that holds at least --min-facts facts (one at a time, "
+        "without blocking writes), drop the index of a scope below half of it. See docs/configuration.md, Stores",
+    )
     a.add_argument(
         "--min-facts",
         type=int,
@@ -48,9 +60,9 @@ def register(sub: Any) -> None:
         help="PostgreSQL's memory for one build (default 2GB: the graph of 1,000,000 facts of 384 dimensions; "
         "a build whose graph does not fit is much slower)",
     )
-    for name, task in parsers.items():
-        store_options(task)
-        task.set_defaults(handler=handlers[name])
+    store_options(a)
+    remote_options(a)
+    a.set_defaults(handler=local_only(cmd_ann_index, WHY))
 
 
 def cmd_scrub(args: argparse.Namespace) -> Any:
@@ -60,7 +72,7 @@ def cmd_scrub(args: argparse.Namespace) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> Any:
-    with open_memory(args) as mem:
+    with open_memory(args, create=False) as mem:
         store = mem.store
         if not isinstance(store, Checkable):
             raise StoreError(f"{type(store).__name__} has no check")

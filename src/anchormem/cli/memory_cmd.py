@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from anchormem.cli.common import flag, positive_int, scope_kwargs, subcommand, variant_option, with_memory
+from anchormem.cli.common import flag, positive_int, scope_kwargs, subcommand, variant_option
 from anchormem.cli.progress import Bars
-from anchormem.cli.remote import remote_options, via_server_or_local
+from anchormem.cli.remote import via_server_or_local
 from anchormem.cli.search_options import narrowing_kwargs, narrowing_options
 from anchormem.errors import InputError
+from anchormem.text.times import instant, message_time
 from anchormem.wire.serialize import report_dict
 
 if TYPE_CHECKING:
@@ -26,17 +28,40 @@ K_HELP = (
 
 def register(sub: Any) -> None:
     with subcommand(
-        sub, "add", "add a conversation (LoCoMo file or JSON/JSONL messages) or one message", with_memory(cmd_add)
+        sub,
+        "add",
+        "add a conversation (LoCoMo file or JSON/JSONL messages) or one message",
+        via_server_or_local(cmd_add),
     ) as p:
         p.add_argument("file", nargs="?", help="LoCoMo file, or JSON/JSONL messages (see docs/messages.md)")
         p.add_argument("--message", metavar="TEXT", help="add this one message instead of a file")
         p.add_argument("--speaker", help="who said --message (default: user)")
+        p.add_argument(
+            "--time",
+            help="when --message was said: ISO 8601 or Unix seconds (default: now, in UTC), so time filters and "
+            "recency see it",
+        )
+        p.add_argument(
+            "--session",
+            help="session label of --message (default: one of its own per day, message-YYYY-MM-DD of its time)",
+        )
         p.add_argument("--sample", help="LoCoMo sample id to add (e.g. conv-26)")
         flag(p, "--all-samples", help="add every LoCoMo sample, each as its own run (--run = sample id)")
         p.add_argument("--facts", help="precomputed facts JSONL (records with dia_ids and facts)")
         p.add_argument("--events", help="precomputed events JSONL (records with event and source_facts)")
+        flag(
+            p,
+            "--readd",
+            help="store again messages a delete removed (by default a re-sent deleted message is skipped)",
+        )
+        flag(
+            p,
+            "--batch",
+            help="send the LLM requests through batch files instead of live calls: the messages are stored and "
+            "searchable now, the requests wait for 'anchormem batch export' (see docs/batch.md)",
+        )
     with subcommand(
-        sub, "search", "retrieve memories for a query, with provenance", via_server_or_local(cmd_search)
+        sub, "search", "retrieve memories for a query, with provenance", via_server_or_local(cmd_search, reads=True)
     ) as p:
         p.add_argument("query")
         p.add_argument("--k", type=positive_int, help=K_HELP)
@@ -50,33 +75,52 @@ def register(sub: Any) -> None:
         )
         variant_option(p)
         narrowing_options(p)
-        remote_options(p)
     with subcommand(
-        sub, "answer", "answer a question from memory with the configured LLM", via_server_or_local(cmd_answer)
+        sub,
+        "answer",
+        "answer a question from memory with the configured LLM",
+        via_server_or_local(cmd_answer, reads=True),
     ) as p:
         p.add_argument("question")
         p.add_argument("--k", type=positive_int, help=K_HELP)
         narrowing_options(p)
-        remote_options(p)
-    with subcommand(sub, "stats", "counts of contexts, facts, events and LLM usage", with_memory(cmd_stats)):
+    with subcommand(
+        sub, "stats", "counts of contexts, facts, events and LLM usage", via_server_or_local(cmd_stats, reads=True)
+    ):
         pass
-    with subcommand(sub, "list", "list turns, contexts, facts or events of a memory", with_memory(cmd_list)) as p:
+    with subcommand(
+        sub, "list", "list turns, contexts, facts or events of a memory", via_server_or_local(cmd_list, reads=True)
+    ) as p:
         p.add_argument("kind", choices=KINDS)
-    with subcommand(sub, "get", "show one record by id (c-…, f-…, e-… or a turn id)", with_memory(cmd_get)) as p:
+    with subcommand(
+        sub, "get", "show one record by id (c-…, f-…, e-… or a turn id)", via_server_or_local(cmd_get, reads=True)
+    ) as p:
         p.add_argument("id")
     with subcommand(
-        sub, "users", "list the memories (user / agent / run) in the store", with_memory(cmd_users), scoped=False
+        sub,
+        "users",
+        "list the memories (user / agent / run) in the store",
+        via_server_or_local(cmd_users, reads=True),
+        scoped=False,
     ):
         pass
 
 
-def cmd_add(mem: Memory, args: argparse.Namespace) -> Any:
+def cmd_add(mem: Memory | Client, args: argparse.Namespace) -> Any:
     if (args.file is None) == (args.message is None):
         raise InputError("add needs a FILE or --message TEXT (one of them)")
-    if args.message is None and args.speaker is not None:
-        raise InputError("--speaker applies to --message")
-    one = {"role": args.speaker or "user", "content": args.message}
-    source: Any = Path(args.file) if args.file is not None else one
+    if args.message is None:
+        given = [f"--{n}" for n in ("speaker", "time", "session") if getattr(args, n) is not None]
+        if given:
+            raise InputError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to --message")
+    from anchormem.memory import Memory as Local  # imported here: the CLI starts without numpy
+
+    source: Any = Path(args.file) if args.file is not None else one_message(args)
+    if not isinstance(mem, Local):  # through --url
+        local = [f"--{n.replace('_', '-')}" for n in ("facts", "events", "all_samples") if getattr(args, n)]
+        if local:
+            raise InputError(f"{', '.join(local)} need the local store: the server's add takes messages only")
+        return report_dict(mem.add(source, sample=args.sample, readd=args.readd, **scope_kwargs(args)))
     with Bars(enabled=not (args.quiet or args.json)) as bars:
         if args.all_samples:
             if args.message is not None:
@@ -86,24 +130,39 @@ def cmd_add(mem: Memory, args: argparse.Namespace) -> Any:
             from anchormem.eval.locomo import add_all
 
             reports = add_all(
-                mem, source, user_id=args.user, agent_id=args.agent, facts=args.facts, events=args.events, progress=bars
+                mem,
+                source,
+                user_id=args.user,
+                agent_id=args.agent,
+                facts=args.facts,
+                events=args.events,
+                progress=bars,
+                batch=args.batch,
             )
             return {name: report_dict(r) for name, r in reports.items()}
         if args.file is not None and (args.sample or args.facts or args.events):  # a LoCoMo sample, a pack
             from anchormem.eval.locomo import add_locomo
 
+            files = {"sample": args.sample, "facts": args.facts, "events": args.events}
             report = add_locomo(
-                mem,
-                source,
-                sample=args.sample,
-                facts=args.facts,
-                events=args.events,
-                progress=bars,
-                **scope_kwargs(args),
+                mem, source, progress=bars, readd=args.readd, batch=args.batch, **files, **scope_kwargs(args)
             )
         else:
-            report = mem.add(source, progress=bars, **scope_kwargs(args))
+            report = mem.add(source, progress=bars, readd=args.readd, batch=args.batch, **scope_kwargs(args))
     return report_dict(report)
+
+
+def one_message(args: argparse.Namespace, now: datetime | None = None) -> dict[str, Any]:
+    """The message ``add --message`` adds: its speaker (default ``user``), its time (``--time``, default now
+    in UTC, so time filters and recency see it) and its session (``--session``, default one of its own per
+    day, ``message-YYYY-MM-DD`` of its time, never beside a conversation's numbered sessions)."""
+    when = args.time if args.time is not None else (now or datetime.now(UTC)).isoformat(timespec="seconds")
+    shown, _ = message_time(when, "--time", "add --message")
+    moment = instant(shown, str(when))
+    if moment is None:
+        raise InputError(f"--time must be ISO 8601 (2024-05-29T14:13:20Z) or Unix seconds, got {str(when)[:40]!r}")
+    session = args.session if args.session is not None else f"message-{moment.date().isoformat()}"
+    return {"role": args.speaker or "user", "content": args.message, "timestamp": when, "session": session}
 
 
 def cmd_search(mem: Memory | Client, args: argparse.Namespace) -> Any:
@@ -122,17 +181,17 @@ def cmd_answer(mem: Memory | Client, args: argparse.Namespace) -> Any:
     return mem.answer(args.question, k=args.k, **narrowing_kwargs(args), **scope_kwargs(args))
 
 
-def cmd_stats(mem: Memory, args: argparse.Namespace) -> Any:
+def cmd_stats(mem: Memory | Client, args: argparse.Namespace) -> Any:
     return mem.stats(**scope_kwargs(args))
 
 
-def cmd_list(mem: Memory, args: argparse.Namespace) -> Any:
+def cmd_list(mem: Memory | Client, args: argparse.Namespace) -> Any:
     return mem.records(args.kind, **scope_kwargs(args))
 
 
-def cmd_get(mem: Memory, args: argparse.Namespace) -> Any:
+def cmd_get(mem: Memory | Client, args: argparse.Namespace) -> Any:
     return mem.get(args.id, **scope_kwargs(args))
 
 
-def cmd_users(mem: Memory, args: argparse.Namespace) -> Any:
+def cmd_users(mem: Memory | Client, args: argparse.Namespace) -> Any:
     return mem.users()

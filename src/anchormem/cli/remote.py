@@ -1,6 +1,8 @@
-"""``--url`` / ``--api-key``: run a command through a running ``anchormem serve`` instead of opening the
-store and loading the embedding model in this process (a cold CLI search spends about a second loading
-the model; the server has it loaded). ``ANCHORMEM_URL`` and ``ANCHORMEM_API_KEY`` set them too."""
+"""``--url`` / ``--api-key``: one command line whether the memory is local or behind a running ``anchormem
+serve``. Every command on a memory takes them (``ANCHORMEM_URL`` and ``ANCHORMEM_API_KEY`` set them too):
+it runs through the server (the server's store and loaded model; a cold CLI search spends about a second
+loading the model), or, when the REST API cannot do what it asks (``import``, ``maintenance``, ``add
+--facts``), refuses in words. It never writes to a local store while a server is named."""
 
 from __future__ import annotations
 
@@ -9,38 +11,35 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from anchormem.cli.common import Handler, with_memory
+from anchormem.cli.common import ENV_URL, Handler, remote_options, with_memory
 from anchormem.errors import InputError
 
-ENV_URL = "ANCHORMEM_URL"  # as anchormem.client.transport reads it (not imported here: it loads httpx)
+__all__ = ["ENV_URL", "local_only", "remote_options", "server_url", "via_server_or_local"]
 
 LOCAL_ONLY = ("store", "config", "llm_url", "llm_model", "llm_key", "embed_backend")
 
 
-def remote_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("through a running server")
-    g.add_argument(
-        "--url",
-        help=f"base URL of a running anchormem serve, e.g. http://127.0.0.1:8420 (env {ENV_URL}): the server "
-        "searches its store with its loaded model, so the command starts fast",
-    )
-    g.add_argument("--api-key", help="API key for --url (env ANCHORMEM_API_KEY)")
+def server_url(args: argparse.Namespace) -> str | None:
+    """The server the command goes to: ``--url``, else ``$ANCHORMEM_URL``; None to run locally."""
+    return getattr(args, "url", None) or os.environ.get(ENV_URL) or None
 
 
-def via_server_or_local(command: Callable[[Any, argparse.Namespace], Any]) -> Handler:
+def via_server_or_local(command: Callable[[Any, argparse.Namespace], Any], *, reads: bool = False) -> Handler:
     """A handler that runs ``command`` on a :class:`~anchormem.client.Client` when a server URL is given
-    (``--url`` or ``$ANCHORMEM_URL``), else on the local memory the store options name."""
-    local = with_memory(command)
+    (``--url`` or ``$ANCHORMEM_URL``), else on the local memory the store options name. A command that only
+    ``reads`` never creates a local store (a missing one is a :class:`~anchormem.errors.NotFoundError`)."""
+    local = with_memory(command, create=not reads)
 
     def handler(args: argparse.Namespace) -> Any:
-        url = args.url or os.environ.get(ENV_URL)
+        url = server_url(args)
         if not url:
+            _no_key_without_server(args)
             return local(args)
         given = [f"--{name.replace('_', '-')}" for name in LOCAL_ONLY if getattr(args, name, None)]
         if given:
             raise InputError(
                 f"{', '.join(given)} name a local store or model; with --url (or {ENV_URL}) the server's are used "
-                f"(unset {ENV_URL} to search locally)"
+                f"(unset {ENV_URL} to use a local store)"
             )
         from anchormem.client import Client
 
@@ -50,3 +49,26 @@ def via_server_or_local(command: Callable[[Any, argparse.Namespace], Any]) -> Ha
     handler.__name__ = handler.__qualname__ = command.__name__
     handler.__doc__ = command.__doc__
     return handler
+
+
+def _no_key_without_server(args: argparse.Namespace) -> None:
+    if getattr(args, "api_key", None):
+        raise InputError(f"--api-key goes with --url (or {ENV_URL}): a local store takes no key")
+
+
+def local_only(handler: Handler, what: str) -> Handler:
+    """``handler`` for a command the REST API cannot run (``what`` says why): refused in words when a server is
+    named (``--url`` or ``$ANCHORMEM_URL``), never run on a local store instead."""
+
+    def checked(args: argparse.Namespace) -> Any:
+        if server_url(args):
+            raise InputError(
+                f"{what}, so it cannot run through --url (or {ENV_URL}): run it where the store is, with "
+                f"--store (unset {ENV_URL} first)"
+            )
+        _no_key_without_server(args)
+        return handler(args)
+
+    checked.__name__ = checked.__qualname__ = handler.__name__
+    checked.__doc__ = handler.__doc__
+    return checked

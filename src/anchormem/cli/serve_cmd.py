@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from anchormem._util.extras import requires_extra
-from anchormem.cli.common import flag, open_memory, positive_int, store_options
+from anchormem.cli.common import flag, open_memory, positive_int, remote_options, store_options
+from anchormem.cli.remote import local_only
 from anchormem.errors import ConfigError
 
 DEFAULT_PORT = 8420
@@ -34,7 +35,8 @@ def register(sub: Any) -> None:
     p.add_argument("--jobs", type=positive_int, default=2, help="background ingest jobs run at once (2)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     store_options(p)
-    p.set_defaults(handler=cmd_serve)
+    remote_options(p)
+    p.set_defaults(handler=local_only(cmd_serve, "anchormem serve serves a store of this machine"))
 
     p = sub.add_parser("serve-key", help="create, list or revoke API keys of the REST API")
     inner = p.add_subparsers(dest="key_command", required=True, metavar="KEY_COMMAND")
@@ -69,7 +71,8 @@ def register(sub: Any) -> None:
     p.add_argument("--port", type=int, default=DEFAULT_MCP_PORT, help=f"HTTP port (default {DEFAULT_MCP_PORT})")
     p.add_argument("--path", default="/mcp", help="HTTP endpoint path (default /mcp)")
     store_options(p)
-    p.set_defaults(handler=cmd_mcp)
+    remote_options(p)
+    p.set_defaults(handler=local_only(cmd_mcp, "anchormem mcp serves a store of this machine to an agent"))
 
 
 def cmd_serve(args: argparse.Namespace) -> Any:
@@ -155,6 +158,7 @@ def cmd_key_revoke(args: argparse.Namespace) -> Any:
 def cmd_mcp(args: argparse.Namespace) -> Any:
     with requires_extra("server", "anchormem mcp"):
         from anchormem.server.mcp import build_server
+        from anchormem.server.mcp_stdio import run_stdio
     from anchormem.server.warmup import warm_up
 
     memory = open_memory(args)
@@ -163,7 +167,7 @@ def cmd_mcp(args: argparse.Namespace) -> Any:
         print(f"anchormem: store open and embedding model loaded in {seconds:.1f} s", file=sys.stderr)
         server = build_server(memory, user_id=args.user, agent_id=args.agent, run_id=args.run)
         if args.transport == "stdio":
-            server.run("stdio")
+            run_stdio(server)
         else:
             server.run("streamable-http", host=args.host, port=args.port, streamable_http_path=args.path)
     finally:

@@ -80,6 +80,11 @@ def stats_text(s: Stats) -> str:
         f"extractions pending {s.pending_extractions}, failed {s.failed_extractions}; "
         f"facts their context did not support {s.ungrounded_facts}",
     ]
+    if s.batch_extractions or s.unlinked_facts:
+        lines.append(
+            f"waiting: {s.batch_extractions} contexts for their facts' batch answer (searchable by provisional "
+            f"anchors), {s.unlinked_facts} facts for their events"
+        )
     for phase, u in s.usage.items():
         cached = (
             f" (+ {u.cached_prompt_tokens} + {u.cached_completion_tokens} from the cache)"

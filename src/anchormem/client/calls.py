@@ -28,6 +28,7 @@ from anchormem.model import Answer, DeleteReport, IngestReport, SearchResult, Tu
 from anchormem.wire.args import ScopeArgs, SearchArgs, scope_ids
 from anchormem.wire.deserialize import from_jsonable
 from anchormem.wire.scopes import NO_USER, NO_USER_IN_PATH
+from anchormem.wire.validation import check_bool
 
 T = TypeVar("T")
 
@@ -127,16 +128,19 @@ def add(
     background: bool | None = None,
     idempotency_key: str | None = None,
     sample: str | None = None,
+    readd: bool = False,
     **scope: Unpack[ScopeArgs],
 ) -> Flow[IngestReport]:
     """Add messages (a list, one message dict, or a plain string as one user message), a LoCoMo
     sample, a :class:`Conversation` or a :class:`~pathlib.Path` to a file (``sample`` picks one
     conversation of a LoCoMo file). A background ingest (``background=True``, or a large add) is
-    polled until it ends."""
+    polled until it ends. ``readd=True`` stores again messages a delete removed (else they are skipped)."""
     user, extra = user_path(scope), {k: v for k, v in scope.items() if k != "user_id"}  # unnamed keywords as given
     body = {**_messages(source, sample), **{k: v for k, v in extra.items() if v is not None}}
     if background is not None:
-        body["background"] = background
+        body["background"] = check_bool(background, "background", "add")
+    if check_bool(readd, "readd", "add"):
+        body["readd"] = True
     reply = yield Call("POST", f"{user}/memories", json=body, headers=_idempotent(idempotency_key))
     if reply.status != 202:
         return from_jsonable(IngestReport, reply.data)
@@ -157,6 +161,9 @@ def _ask(endpoint: str, result: type[T], body: Mapping[str, Any]) -> Flow[T]:
     """``search`` and ``answer``: a POST of ``body`` to the scope's ``endpoint``. ``None`` values are left
     out, and so is ``include_subscopes=True`` (the service's default); a ``datetime`` bound goes as ISO 8601
     and keywords the method does not name go as given."""
+    for flag in ("trace", "include_subscopes"):
+        if flag in body:
+            check_bool(body[flag], flag, endpoint)
     payload = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in body.items() if k != "user_id"}
     if isinstance(body.get("filters"), Mapping):
         payload["filters"] = dict(body["filters"])
@@ -198,7 +205,8 @@ def delete(
     idempotency_key: str | None = None,
     **scope: Unpack[ScopeArgs],
 ) -> Flow[DeleteReport]:
-    target = {"session": session, "turn": turn, "context": context, "all": "true" if all is True else all}
+    check_bool(all, "all", "delete")
+    target = {"session": session, "turn": turn, "context": context, "all": "true" if all else None}
     params = {**scope_params(scope, "delete"), **{k: v for k, v in target.items() if v not in (None, False)}}
     reply = yield Call("DELETE", f"{user_path(scope)}/memories", params=params, headers=_idempotent(idempotency_key))
     return from_jsonable(DeleteReport, reply.data)

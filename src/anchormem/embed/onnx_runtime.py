@@ -31,6 +31,27 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+MAX_BATCH_TOKENS = 4096
+"""Tokens (padding included) one batch may hold: 16 texts of 256 tokens, or 64 short ones. onnxruntime keeps
+the largest batch's buffers (attention grows with batch x length x length), so 64 long texts held about
+1.3 GiB against about 0.6 GiB at 16, for the same time (bench/long_message.py: one 100,000-character message)."""
+MAX_TOKENIZED = 1024
+"""Texts tokenised at once (their ids are padded to the longest of them)."""
+
+
+def token_batches(lengths: np.ndarray, size: int, budget: int) -> list[slice]:
+    """Consecutive slices of ``lengths`` (sorted ascending): at most ``size`` items each, and at most ``budget``
+    tokens once padded to the slice's longest (a single longer text still gets a slice of its own)."""
+    out: list[slice] = []
+    start = 0
+    for end in range(1, len(lengths) + 1):
+        too_big = end - start > size or (end - start) * int(lengths[end - 1]) > budget
+        if too_big and end - 1 > start:
+            out.append(slice(start, end - 1))
+            start = end - 1
+    out.append(slice(start, len(lengths)))
+    return out
+
 
 @dataclass
 class _Runtime:
@@ -75,14 +96,18 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
             return empty_vectors(self.dim)
         runtime = self._load()
         if len(texts) == 1:
-            return l2_normalize(self._embed_batch(runtime.session, runtime, list(texts)))
+            return l2_normalize(self._run(runtime.session, self._tokens(runtime, list(texts))))
         session = self._batch_session(runtime)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # little padding per batch
-        parts = [
-            self._embed_batch(session, runtime, [texts[i] for i in batch]) for batch in batches(order, self._batch_size)
-        ]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        out[order] = np.concatenate(parts, axis=0)
+        for chunk in batches(range(len(texts)), MAX_TOKENIZED):
+            feeds = self._tokens(runtime, [texts[i] for i in chunk])
+            lengths = feeds["attention_mask"].sum(axis=1)
+            order = np.argsort(lengths, kind="stable")  # batches of like lengths: little padding
+            for rows in token_batches(lengths[order], self._batch_size, MAX_BATCH_TOKENS):
+                picked = order[rows]
+                width = int(lengths[picked].max())
+                batch = {name: array[picked, :width] for name, array in feeds.items()}
+                out[np.asarray(chunk)[picked]] = self._run(session, batch)
         return l2_normalize(out)
 
     def _batch_session(self, runtime: _Runtime) -> Any:
@@ -93,16 +118,24 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
                 runtime.batch_session = self._open_session(runtime.model_dir, self._batch_threads)
             return runtime.batch_session
 
-    def _embed_batch(self, session: Any, runtime: _Runtime, texts: list[str]) -> Vectors:
+    @staticmethod
+    def _tokens(runtime: _Runtime, texts: list[str]) -> dict[str, np.ndarray]:
+        """The model's inputs for ``texts``, padded to the longest of them."""
         try:
             encodings = runtime.tokenizer.encode_batch(texts)
-            feeds = {
-                "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
-                "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
-                "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
-            }
+        except Exception as exc:  # tokenizers errors; translate at this boundary
+            raise EmbeddingError(f"{MODEL_NAME} tokenizer failed: {exc}") from exc
+        return {
+            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+        }
+
+    @staticmethod
+    def _run(session: Any, feeds: dict[str, np.ndarray]) -> Vectors:
+        try:
             (out,) = session.run([OUTPUT_NAME], feeds)
-        except Exception as exc:  # onnxruntime/tokenizers errors; translate at this boundary
+        except Exception as exc:  # onnxruntime errors; translate at this boundary
             raise EmbeddingError(f"{MODEL_NAME} (onnxruntime) failed to embed: {exc}") from exc
         return np.asarray(out, dtype=np.float32)
 

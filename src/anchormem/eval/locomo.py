@@ -25,13 +25,16 @@ def add_conversation(
     progress: Progress | None = None,
     *,
     sample_id: str | None = None,
+    readd: bool = False,
+    batch: bool = False,
     **scope: Unpack[ScopeArgs],
 ) -> IngestReport:
     """Add one conversation with the precomputed ``facts`` and ``events`` of ``sample_id`` (each file's
-    records of that sample; all of them when None)."""
-    pending = memory.prepare_add(conversation, **scope)
+    records of that sample; all of them when None); ``readd`` and ``batch`` as for ``Memory.add``."""
+    pending = memory.prepare_add(conversation, readd=readd, **scope)
     pre = load_precomputed(facts, events, sample_id=sample_id)
-    return memory.add(replace(pending, precomputed=pre) if pre is not None else pending, progress=progress)
+    pending = replace(pending, precomputed=pre) if pre is not None else pending
+    return memory.add(pending, progress=progress, batch=batch)
 
 
 def add_locomo(
@@ -42,13 +45,17 @@ def add_locomo(
     facts: str | Path | None = None,
     events: str | Path | None = None,
     progress: Progress | None = None,
+    readd: bool = False,
+    batch: bool = False,
     **scope: Unpack[ScopeArgs],
 ) -> IngestReport:
     """Add the conversation of a LoCoMo file (``sample`` picks one of several) or a JSON/JSONL message list,
     with precomputed ``facts`` and ``events`` (JSONL, see :mod:`anchormem.eval.precomputed`)."""
     conversation = read_source(Path(path), sample)
     sample_id = conversation.name if sample or facts or events else None
-    return add_conversation(memory, conversation, facts, events, progress, sample_id=sample_id, **scope)
+    return add_conversation(
+        memory, conversation, facts, events, progress, sample_id=sample_id, readd=readd, batch=batch, **scope
+    )
 
 
 def add_all(
@@ -60,10 +67,14 @@ def add_all(
     facts: str | Path | None = None,
     events: str | Path | None = None,
     progress: Progress | None = None,
+    batch: bool = False,
 ) -> dict[str, IngestReport]:
-    """Add every conversation of a LoCoMo file, each as its own run (``run_id`` = sample id)."""
+    """Add every conversation of a LoCoMo file, each as its own run (``run_id`` = sample id); ``batch`` as for
+    ``Memory.add``."""
     out: dict[str, IngestReport] = {}
     for conv in load_conversations(path):
         scope: ScopeArgs = {"user_id": user_id, "agent_id": agent_id, "run_id": conv.name}
-        out[conv.name] = add_conversation(memory, conv, facts, events, progress, sample_id=conv.name, **scope)
+        out[conv.name] = add_conversation(
+            memory, conv, facts, events, progress, sample_id=conv.name, batch=batch, **scope
+        )
     return out

@@ -27,7 +27,7 @@ from anchormem.index.rows import Blocks
 from anchormem.index.shared_list import SharedList
 from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.index.store_rows import lazy
-from anchormem.model import Context, Event, Fact, Scope
+from anchormem.model import VERBATIM_SOURCES, Context, Event, Fact, Scope
 from anchormem.store.capabilities import ChangeFeed, ChangeJournal
 from anchormem.store.journal import Change
 from anchormem.store.protocol import Store
@@ -257,7 +257,7 @@ def _carry_lists(old: ScopeSnapshot, snap: ScopeSnapshot, moved: _Moved) -> None
         snap.__dict__["fact_speakers"] = (
             SharedList.of(old.fact_speakers)
             .without(gone_f)
-            .plus(anchor_speaker(f.text) if f.source == "offline" else None for f in new_facts)
+            .plus(anchor_speaker(f.text) if f.source in VERBATIM_SOURCES else None for f in new_facts)
         )
 
 

@@ -198,6 +198,8 @@ def pack_records(records: Sequence[Fact | Event]) -> bytes:
 def _fields(record: Fact | Event) -> tuple[Any, ...]:
     if isinstance(record, Fact):
         return (record.id, record.context_id, record.text, record.source)
+    if record.supersedes:  # a sixth field only where there are links: older files decode as they are
+        return (record.id, record.text, tuple(record.fact_ids), record.source, tuple(record.supersedes))
     return (record.id, record.text, tuple(record.fact_ids), record.source)
 
 

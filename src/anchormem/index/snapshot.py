@@ -23,7 +23,7 @@ from anchormem.index.neighbours import MIN_ROWS, FactNeighbours
 from anchormem.index.rowindex import RowIndex
 from anchormem.index.rows import Blocks
 from anchormem.index.store_rows import row_sum
-from anchormem.model import Context, Event, Fact, Scope, Turn
+from anchormem.model import VERBATIM_SOURCES, Context, Event, Fact, Scope, Turn
 from anchormem.text.dates import parse_when
 from anchormem.text.lexical import BM25Index
 from anchormem.text.voice import anchor_speaker
@@ -171,7 +171,7 @@ class ScopeSnapshot:
     @cached_property
     def fact_speakers(self) -> Sequence[str | None]:
         """Per fact, the speaker of a verbatim anchor (the offline extractor's "user: I moved."), else None."""
-        return [anchor_speaker(f.text) if f.source == "offline" else None for f in self.facts]
+        return [anchor_speaker(f.text) if f.source in VERBATIM_SOURCES else None for f in self.facts]
 
     @cached_property
     def speaker_sums(self) -> dict[str, tuple[npt.NDArray[np.float64], int]]:

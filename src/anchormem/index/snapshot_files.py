@@ -1,7 +1,10 @@
 """When a process reads and writes scope snapshot files (:mod:`anchormem.index.snapshot_file`).
 
-- Only for a SQLite store in a file, and only for scopes of at least ``RetrievalSettings.snapshot_files`` facts
-  (None: never): below, a load from the store takes well under a second.
+- Only for scopes of at least ``RetrievalSettings.snapshot_files`` facts (None: never): below, a load from the store
+  takes well under a second. A SQLite store keeps them beside its file; a server store (PostgreSQL) in a folder of
+  ``RetrievalSettings.snapshot_dir`` (``~/.anchormem/server-snapshots`` by default) named by a hash of the database's
+  address (host, port, database, user; never the password): each machine that serves searches keeps its own, and the
+  stamp (the database's token, the scope's version and its nonce in the database's log) decides whether one is used.
 - Read when the cache would load a scope whole from the store, if the file's stamp matches the store; a file of an
   older version is brought up to date by the store's log of what each version since added and removed, when none
   of them forgot messages (``anchormem.store.sql.changelog``; a process stopped without closing leaves such a file
@@ -16,14 +19,19 @@ While a file is read, the embedder loads in another thread: the first search nee
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from anchormem.config import DEFAULT_HOME
 from anchormem.index import snapshot_file
 from anchormem.index.evolve import changes_since, evolve
 from anchormem.index.snapshot import ScopeSnapshot
+from anchormem.index.store_rows import StackedRows, StoreRows
 from anchormem.model import Scope
 from anchormem.parts import Parts
 from anchormem.store.capabilities import VersionStamps
@@ -44,11 +52,27 @@ class SnapshotFiles:
     def _where(self) -> Path | None:
         if self._parts.settings.retrieval.snapshot_files is None:
             return None
-        return self._parts.store_file
+        return self._root()
+
+    def _root(self) -> Path | None:
+        """What :func:`snapshot_file.folder` places the files beside: the SQLite file, or for a server store a
+        name in ``snapshot_dir`` (None: a store in memory, or one this module cannot name)."""
+        parts = self._parts
+        if parts.store_file is not None:
+            return parts.store_file
+        url = parts.store_url
+        if url is None:
+            return None
+        home = parts.settings.retrieval.snapshot_dir
+        base = Path(home).expanduser() if home else DEFAULT_HOME.expanduser() / "server-snapshots"
+        return base / server_name(url)
 
     def _big(self, snap: ScopeSnapshot) -> bool:
+        """A scope big enough for a file, whose vectors the process holds (a scope searched through its HNSW
+        index leaves them in the store: :mod:`anchormem.index.ann`)."""
         least = self._parts.settings.retrieval.snapshot_files
-        return least is not None and len(snap.facts) >= least
+        held = not isinstance(snap.fact_vectors, StoreRows | StackedRows)
+        return least is not None and held and len(snap.facts) >= least
 
     def _stamp(self, scope: Scope, version: int, create: bool) -> dict[str, object] | None:
         store = self._parts.store
@@ -132,7 +156,7 @@ class SnapshotFiles:
 
     def forget(self, scope: Scope) -> None:
         """Remove the scope's file (the store no longer holds some of its words)."""
-        where = self._parts.store_file  # a file an earlier configuration wrote goes too
+        where = self._root()  # a file an earlier configuration wrote goes too
         if where is None:
             return
         with self._lock:
@@ -157,3 +181,15 @@ def _quietly(load: object) -> None:
         load()  # type: ignore[operator]
     except Exception as exc:  # the search that needs the embedder raises it
         log.debug("embedder load in the background failed: %s", exc)
+
+
+def server_name(url: str) -> str:
+    """A server store's name among snapshot folders: a hash of its address without the password or options
+    (another password, pool size or timeout names the same database)."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    address = [parts.scheme, parts.username or "", (parts.hostname or "").lower(), port or 0, parts.path.lstrip("/")]
+    return "pg-" + hashlib.sha256(json.dumps(address).encode()).hexdigest()[:24]

@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from anchormem.errors import InputError
 from anchormem.ingest.pipeline import FactReader, IngestPipeline, Progress
 from anchormem.ingest.precomputed import Precomputed
+from anchormem.lifecycle import forgotten
 from anchormem.lifecycle import history as chronicle
 from anchormem.lifecycle.delete import forget_cached
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.llm.accounting import Accounting
+from anchormem.llm.protocol import LLM
 from anchormem.model import IngestReport, Scope, Turn
 from anchormem.parts import Parts
 
@@ -26,6 +28,7 @@ class PendingAdd:
     scope: Scope
     turns: tuple[Turn, ...]
     precomputed: Precomputed | None = None
+    readd: bool = False  # store turns a delete removed before (else they are skipped: anchormem.lifecycle.forgotten)
 
     def __post_init__(self) -> None:
         if not self.turns:
@@ -48,16 +51,26 @@ class Ingester:
         self._locks = locks
         self._accounting = accounting
 
-    def add(self, pending: PendingAdd, progress: Progress | None) -> IngestReport:
+    def add(self, pending: PendingAdd, progress: Progress | None, llm: LLM | None = None) -> IngestReport:
+        """Run one add; ``llm`` stands in for the configured LLM (a batch one: ``anchormem.ingest.batch``)."""
         scope, turns, pre = pending.scope, pending.turns, pending.precomputed
         self._parts.check_embedder()
         call = self._accounting.child()
-        pipeline = self._pipeline(call, progress)
+        pipeline = self._pipeline(call, progress, llm)
         report = IngestReport()
         completed = False
         with self._locks.of(scope):
+            kept, skipped = forgotten.split(self._parts.store, scope, turns)
+            if pending.readd:
+                forgotten.readd(self._parts.store, scope, skipped)
+            elif skipped:
+                if not kept:
+                    return IngestReport(notes=[forgotten.skipped_note(len(skipped))])
+                turns = tuple(kept)
             try:
                 report = pipeline.run(scope, turns, pre)
+                if skipped and not pending.readd:
+                    report.notes.append(forgotten.skipped_note(len(skipped)))
                 completed = True
                 if report.turns_added < len(turns):
                     stored = self._parts.store.turns(scope, ids=[t.id for t in turns])
@@ -71,9 +84,27 @@ class Ingester:
                         scope,
                         report,
                         list(dict.fromkeys(t.session for t in turns)),
-                        self.made_by(pre is not None and bool(pre.facts)),
+                        self.made_by(pre is not None and bool(pre.facts), llm),
                         completed,
                     )
+
+    def resume(self, scope: Scope, llm: LLM, progress: Progress | None = None) -> IngestReport:
+        """Derive with ``llm`` what the scope's adds left waiting (facts of contexts whose extraction waits or
+        failed, events of facts not yet linked), under the user's lock; recorded in the history as an add of
+        no turns when it derived anything."""
+        self._parts.check_embedder()
+        call = self._accounting.child()
+        report = IngestReport()
+        completed = False
+        with self._locks.of(scope):
+            try:
+                report = self._pipeline(call, progress, llm).rebuild(scope, ())
+                completed = True
+                return report
+            finally:
+                self._store_usage(scope, call)
+                if not completed or chronicle.changed(report):
+                    chronicle.record_add(self._parts.store, scope, report, [], self.made_by(llm=llm), completed)
 
     def rebuild(self, scope: Scope, sessions: Sequence[str]) -> IngestReport:
         """Re-cut ``sessions`` and derive what is missing (after a delete); the caller holds the user's lock."""
@@ -83,12 +114,14 @@ class Ingester:
         finally:
             self._store_usage(scope, call)
 
-    def made_by(self, precomputed: bool = False) -> dict[str, object]:
-        """The producers of the records an operation derives (for the history)."""
-        return chronicle.provenance(self._parts.llm_model, self._parts.embedder.name, precomputed)
+    def made_by(self, precomputed: bool = False, llm: LLM | None = None) -> dict[str, object]:
+        """The producers of the records an operation derives (for the history); ``llm``: the one it ran with,
+        when not the configured one."""
+        model = llm.model if llm is not None else self._parts.llm_model
+        return chronicle.provenance(model, self._parts.embedder.name, precomputed)
 
-    def _pipeline(self, call: Accounting, progress: Progress | None) -> IngestPipeline:
-        llm = self._parts.llm
+    def _pipeline(self, call: Accounting, progress: Progress | None, given: LLM | None = None) -> IngestPipeline:
+        llm = given if given is not None else self._parts.llm
         settings = self._parts.settings
         return IngestPipeline(
             store=self._parts.store,
@@ -100,9 +133,7 @@ class Ingester:
             progress=progress or (lambda *_: None),
             chunking=settings.chunking,
             ungrounded=settings.llm.ungrounded_facts if settings.llm else "drop",
-            forget_cached=(lambda texts: forget_cached(self._parts.response_cache(), texts))
-            if llm is not None
-            else None,
+            forget_cached=(lambda texts: forget_cached(self._parts.forgetting(), texts)) if llm is not None else None,
             fact_source=self._facts,
         )
 

@@ -9,6 +9,7 @@ Precomputed events attach to facts by their source fact texts.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 import numpy as np
 
@@ -18,12 +19,19 @@ from anchormem.llm.structured import complete_parsed
 from anchormem.model import Context, Event, Fact, stable_id
 from anchormem.prompts import events as events_prompt
 from anchormem.store.protocol import Matrix
+from anchormem.text.dates import parse_when
 
 
 def integrate_with_llm(llm: LLM, cluster: Cluster, contexts: Mapping[str, Context], facts: Mapping[str, Fact]) -> Event:
+    """The cluster's event, with the supersession links the answer lists between its excerpts' facts
+    (``events-v2``: the newer excerpt's fact supersedes the older one's)."""
     pairs = [(contexts[cid].text, facts[fid].text) for cid, fid in cluster.pairs]
-    text = complete_parsed(llm, events_prompt.build(pairs), events_prompt.parse)
-    return Event(id=cluster.event_id, text=text, fact_ids=cluster.fact_ids, source="llm")
+    dates = [parse_when(contexts[cid].date) for cid, _ in cluster.pairs]
+    answer = complete_parsed(
+        llm, events_prompt.build(pairs), partial(events_prompt.read, count=len(pairs), dates=dates)
+    )
+    links = tuple((cluster.pairs[c.newer - 1][1], cluster.pairs[c.older - 1][1], c.kind) for c in answer.changes)
+    return Event(id=cluster.event_id, text=answer.text, fact_ids=cluster.fact_ids, source="llm", supersedes=links)
 
 
 def extractive_event(cluster: Cluster, facts: Mapping[str, Fact]) -> Event:

@@ -5,7 +5,11 @@ facts with cosine similarity > τ. A seed with no such neighbour forms no candid
 Redundancy pruning: O_max is the largest number of cluster facts that map to one
 context; if O_max ≥ ⌈N/2⌉ the cluster is discarded. A kept cluster pairs each
 distinct context with its first (most similar) fact: the input of event integration.
-Clusters with the same fact set (mutual neighbours) are merged into one.
+Clusters with the same fact set (mutual neighbours) are merged into one. Provisional anchors (a context's
+stand-ins while its facts wait for a batch answer) are no one's neighbours.
+
+Beyond the paper, :func:`change_probes` pairs a new fact with its nearest fact of another context below tau,
+for the LLM to say whether one replaced the other (``GraphSettings.change_tau``; off by default).
 """
 
 from __future__ import annotations
@@ -84,10 +88,12 @@ def build_clusters(
     for start in range(0, len(seeds), _BLOCK):
         block = seeds[start : start + _BLOCK]
         for (above, sims), i in zip(find(block, tau), block, strict=True):
-            if above.size == 0:
+            order = above[np.argsort(-sims, kind="stable")]
+            order = np.asarray([j for j in order if facts[int(j)].source != "provisional"], dtype=np.int64)
+            if order.size == 0:
                 continue
             report.candidates += 1
-            top = above[np.argsort(-sims, kind="stable")[:n_neighbors]]
+            top = order[:n_neighbors]
             members = [facts[i], *(facts[int(j)] for j in top)]
             if is_redundant([f.context_id for f in members], n_neighbors):
                 report.discarded += 1
@@ -104,3 +110,39 @@ def build_clusters(
                 Cluster(seed_id=facts[i].id, fact_ids=tuple(f.id for f in members), pairs=tuple(pairs.items()))
             )
     return report
+
+
+def change_probes(
+    facts: Sequence[Fact],
+    vectors: Matrix,
+    seed_ids: Sequence[str],
+    low: float,
+    high: float,
+    clustered: set[frozenset[str]],
+    rows: Mapping[str, int] | None = None,
+    near: Near | None = None,
+) -> list[Cluster]:
+    """Pairs to ask whether one statement replaced another: each seed with its nearest fact of another context
+    whose cosine lies in ``[low, high)`` (the same subject told in other words, below the event graph's tau:
+    "lives in Lavapiés" / "moved to Carabanchel" 0.60 with MiniLM), unless a kept cluster holds the two
+    already (``clustered``: the fact sets of pairs the clusters asked about). Provisional anchors take no part."""
+    index = rows if rows is not None else {f.id: i for i, f in enumerate(facts)}
+    seeds = [index[s] for s in seed_ids if s in index]
+    find = near if near is not None else (lambda block, t: exact_above(vectors, block, t))
+    out: dict[frozenset[str], Cluster] = {}
+    for start in range(0, len(seeds), _BLOCK):
+        block = seeds[start : start + _BLOCK]
+        for (above, sims), i in zip(find(block, low), block, strict=True):
+            seed = facts[i]
+            if seed.source == "provisional":
+                continue
+            for k in np.argsort(-sims, kind="stable"):
+                other, sim = facts[int(above[k])], float(sims[k])
+                if sim >= high or other.context_id == seed.context_id or other.source == "provisional":
+                    continue
+                key = frozenset((seed.id, other.id))
+                if key not in clustered and key not in out:
+                    pairs = ((seed.context_id, seed.id), (other.context_id, other.id))
+                    out[key] = Cluster(seed_id=seed.id, fact_ids=(seed.id, other.id), pairs=pairs)
+                break  # the nearest fact of another context only
+    return list(out.values())

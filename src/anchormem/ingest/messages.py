@@ -27,7 +27,6 @@ a time or an id are taken for one; give them a time or an id to keep both.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,8 +37,8 @@ from anchormem.text.times import message_time
 from anchormem.wire.validation import (
     MAX_CAPTION_CHARS,
     MAX_TEXT_CHARS,
-    bad_character,
     check_label,
+    check_metadata,
     check_text,
     check_turn_count,
 )
@@ -237,28 +236,7 @@ def _time(msg: Mapping[str, Any], place: str) -> tuple[str | None, str | None]:
 
 
 def _metadata(value: object, place: str) -> dict[str, Any] | None:
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise InputError(f"{place}: 'metadata' must be an object, got {type(value).__name__}")
-    if not all(isinstance(k, str) for k in value):
-        raise InputError(f"{place}: 'metadata' keys must be strings")
-    try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise InputError(
-            f"{place}: 'metadata' must hold only JSON values (strings, numbers, true/false, null, lists, "
-            f"objects): {exc}"
-        ) from exc
-    bad = bad_character(text)
-    if bad:
-        raise InputError(f"{place}: 'metadata' contains {bad}")
-    if len(text) > MAX_METADATA_CHARS:
-        raise InputError(
-            f"{place}: 'metadata' is {len(text):,} characters as JSON; the limit is {MAX_METADATA_CHARS:,}"
-        )
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
+    return check_metadata(value, place, limit=MAX_METADATA_CHARS)
 
 
 def _who(obj: Mapping[str, Any], name: str, place: str) -> str | None:

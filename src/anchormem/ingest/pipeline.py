@@ -11,13 +11,20 @@ and clusters form only around the facts not yet linked (new facts, and facts who
 was deleted); their neighbours may be any fact. An add asks the store only about what it
 touches: the touched sessions' turns and windows, the contexts still to extract (those it
 cut are passed on, not read again), the turns they hold, the events its clusters would make.
+
+Batch files (:class:`~anchormem.llm.batch.BatchLLM`): a request without an answer yet raises
+:class:`~anchormem.llm.batch.BatchPendingError`. A context whose extraction waits keeps provisional
+anchors (the offline extractor's, status ``batch``: searchable, never part of an event) until a later run
+gets its answer and replaces them. Events wait until no context of the scope awaits its facts, so the
+clusters are those a live add forms; a cluster whose integration waits stays unlinked for the next run.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import TypeVar
 
 import numpy as np
@@ -28,10 +35,11 @@ from anchormem.errors import LLMError, LLMUnavailableError
 from anchormem.ingest.extract import extract_offline, extract_with_llm, make_facts
 from anchormem.ingest.grounding import ground
 from anchormem.ingest.integrate import attach_events, extractive_event, integrate_with_llm, mean_vectors
-from anchormem.ingest.link import Cluster, LinkFacts, build_clusters
+from anchormem.ingest.link import Cluster, LinkFacts, build_clusters, change_probes
 from anchormem.ingest.parallel import tolerant
 from anchormem.ingest.precomputed import Precomputed
 from anchormem.ingest.windows import Known, placed, rechunk
+from anchormem.llm.batch import BatchPendingError
 from anchormem.llm.protocol import LLM
 from anchormem.model import Context, Event, Fact, FactSource, IngestReport, Scope, Turn
 from anchormem.store.protocol import Extraction, Store
@@ -103,10 +111,11 @@ class IngestPipeline:
     # -- steps -------------------------------------------------------------------------------------------
 
     def _extract(self, scope: Scope, pre: Precomputed | None, report: IngestReport, known: Known) -> None:
-        states = self.store.extraction_states(scope, status=("pending", "failed"))
+        states = self.store.extraction_states(scope, status=("pending", "failed", "batch"))
         if not states:
             return
         failed_before = {s.context_id for s in states if s.status == "failed"}
+        in_batch = {s.context_id for s in states if s.status == "batch"}
         missing = [s.context_id for s in states if s.context_id not in known.contexts]
         if missing:
             known.contexts.update((c.id, c) for c in self.store.contexts(scope, missing))
@@ -121,7 +130,12 @@ class IngestPipeline:
                 turns = self._turns_of(scope, rest, known)
                 self._save_direct(scope, [(c, extract_offline(c, turns)) for c in rest], "offline", report)
             elif rest:
-                self._extract_llm(scope, rest, report)
+                waiting = self._extract_llm(scope, rest, report)
+                fresh = [c for c in waiting if c.id not in in_batch]  # the others hold their anchors already
+                if fresh:
+                    turns = self._turns_of(scope, fresh, known)
+                    anchors = [(c, extract_offline(c, turns)) for c in fresh]
+                    self._save_direct(scope, anchors, "provisional", report, status="batch")
         finally:
             if failed_before:
                 now = self.store.extraction_states(scope, sorted(failed_before), status=("done",))
@@ -136,23 +150,30 @@ class IngestPipeline:
         return {tid: known.turns[tid] for tid in wanted if tid in known.turns}
 
     def _save_direct(
-        self, scope: Scope, items: Sequence[tuple[Context, Sequence[str]]], source: FactSource, report: IngestReport
+        self,
+        scope: Scope,
+        items: Sequence[tuple[Context, Sequence[str]]],
+        source: FactSource,
+        report: IngestReport,
+        status: str = "done",
     ) -> None:
         done = 0
         for start in range(0, len(items), EMBED_BATCH // 4):
             batch = [(c, make_facts(c, texts, source)) for c, texts in items[start : start + EMBED_BATCH // 4]]
-            report.facts_added += self._save(scope, batch)
+            added = self._save(scope, batch, status)
+            if status == "done":
+                report.facts_added += added
             done += len(batch)
             self.progress("facts", done, len(items))
 
-    def _save(self, scope: Scope, batch: Sequence[tuple[Context, list[Fact]]]) -> int:
+    def _save(self, scope: Scope, batch: Sequence[tuple[Context, list[Fact]]], status: str = "done") -> int:
         texts = [f.text for _, facts in batch for f in facts]
         vectors = self._embed(texts)
         out: list[Extraction] = []
         row = 0
         for context, facts in batch:
             bad = self._ungrounded.pop(context.id, 0)
-            out.append(Extraction(context.id, facts, vectors[row : row + len(facts)], ungrounded=bad))
+            out.append(Extraction(context.id, facts, vectors[row : row + len(facts)], ungrounded=bad, status=status))
             row += len(facts)
         return self.store.save_extractions(scope, out)
 
@@ -167,15 +188,21 @@ class IngestPipeline:
                 self.forget_cached(gone)
         return added
 
-    def _extract_llm(self, scope: Scope, todo: Sequence[Context], report: IngestReport) -> None:
+    def _extract_llm(self, scope: Scope, todo: Sequence[Context], report: IngestReport) -> list[Context]:
+        """Extract with the LLM; returns the contexts whose request waits for a batch answer."""
         assert self.extract_llm is not None
         llm = self.extract_llm
         buffer: list[tuple[Context, list[Fact]]] = []
         unavailable: list[tuple[Context, LLMUnavailableError]] = []
+        waiting: list[Context] = []
         done = 0
         try:
             for context, result in tolerant(lambda c: extract_with_llm(llm, c), todo, self.concurrency):
                 done += 1
+                if isinstance(result, BatchPendingError):
+                    report.llm_deferred += 1
+                    waiting.append(context)
+                    continue
                 report.llm_calls += 1
                 if isinstance(result, LLMUnavailableError):
                     unavailable.append((context, result))
@@ -206,10 +233,14 @@ class IngestPipeline:
         for context, error in unavailable:  # isolated faults: recorded, retried by the next run
             report.extractions_failed += 1
             self.store.mark_failed(scope, context.id, f"{type(error).__name__}: {error}")
+        return waiting
 
     def _link(self, scope: Scope, pre: Precomputed | None, report: IngestReport) -> None:
         seeds = self.store.unlinked_facts(scope)
         if not seeds and not (pre is not None and pre.events is not None):
+            return
+        if self.integrate_llm is not None and self.store.extraction_states(scope, status=("batch",)):
+            report.notes.append("events wait until every context's facts have their batch answer")
             return
         facts, vectors, rows, near = self._facts(scope)
         if pre is not None and pre.events is not None:
@@ -232,8 +263,13 @@ class IngestPipeline:
         )
         report.clusters_kept += len(linked.kept)
         report.clusters_discarded += linked.discarded
-        existing = self._stored_events(scope, [c.event_id for c in linked.kept])
-        clusters = [c for c in linked.kept if c.event_id not in existing]
+        probes: list[Cluster] = []
+        if self.integrate_llm is not None and self.graph.change_tau is not None:
+            asked = {frozenset(pair) for c in linked.kept for pair in combinations(c.fact_ids, 2)}
+            low, high = self.graph.change_tau, self.graph.tau
+            probes = change_probes(facts, vectors, seeds, low, high, asked, rows=rows, near=near)
+        existing = self._stored_events(scope, [c.event_id for c in (*linked.kept, *probes)])
+        clusters = [c for c in (*linked.kept, *probes) if c.event_id not in existing]
         by_id = {fid: facts[rows[fid]] for c in clusters for fid in c.fact_ids}  # the clusters' facts only
         failed: set[str] = set()
         if clusters and self.integrate_llm is None:
@@ -241,7 +277,7 @@ class IngestPipeline:
             vecs = mean_vectors([[rows[f] for f in c.fact_ids] for c in clusters], vectors)
             self._save_events(scope, events, vecs, report)
         elif clusters:
-            failed = self._integrate_llm(scope, clusters, by_id, report)
+            failed = self._integrate_llm(scope, clusters, by_id, report, {p.event_id for p in probes})
         self.store.set_linked(scope, [f for f in seeds if f not in failed])
 
     def _facts(self, scope: Scope) -> LinkFacts:
@@ -255,9 +291,15 @@ class IngestPipeline:
         return {e.id for e in self.store.events(scope, ids)} if ids else set()
 
     def _integrate_llm(
-        self, scope: Scope, clusters: Sequence[Cluster], facts: dict[str, Fact], report: IngestReport
+        self,
+        scope: Scope,
+        clusters: Sequence[Cluster],
+        facts: dict[str, Fact],
+        report: IngestReport,
+        probes: Collection[str] = (),
     ) -> set[str]:
-        """Write the clusters' events; returns the seed fact ids of clusters whose integration failed."""
+        """Write the clusters' events (of ``probes``, event ids of change probes, only those that say a change);
+        returns the seed fact ids of clusters whose integration failed."""
         assert self.integrate_llm is not None
         llm = self.integrate_llm
         named = sorted({cid for cluster in clusters for cid, _ in cluster.pairs})
@@ -270,11 +312,15 @@ class IngestPipeline:
                 lambda cl: integrate_with_llm(llm, cl, contexts, facts), clusters, self.concurrency
             ):
                 done += 1
+                if isinstance(result, BatchPendingError):  # its seed stays unlinked: asked again next run
+                    report.llm_deferred += 1
+                    failed.add(cluster.seed_id)
+                    continue
                 report.llm_calls += 1
                 if isinstance(result, LLMError):
                     report.integrations_failed += 1
                     failed.add(cluster.seed_id)
-                else:
+                elif result.supersedes or result.id not in probes:
                     buffer.append(result)
                 if len(buffer) >= SAVE_EVERY:
                     self._save_events(scope, buffer, self._embed([e.text for e in buffer]), report)

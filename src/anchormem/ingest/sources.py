@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from anchormem._util.files import read_limited
 from anchormem.errors import InputError
 from anchormem.ingest.messages import as_messages, parse_messages
 from anchormem.model import Turn
@@ -44,13 +45,9 @@ class Conversation:
 
 
 def read_json_file(path: Path) -> Any:
-    """Parse a JSON document, or a JSONL file (one JSON value per line) into a list."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise InputError(f"file not found: {path}") from exc
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from exc
+    """Parse a JSON document, or a JSONL file (one JSON value per line) into a list; a file of more than
+    :data:`~anchormem._util.files.MAX_FILE_BYTES` is refused unread."""
+    raw = read_limited(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -69,7 +69,14 @@ def to_documents(result: SearchResult, *, scope: dict[str, Any] | None = None) -
         ev = ehit.event
         docs.append(
             _document(
-                ev.text, base, "event", ev.id, ehit, context_ids=list(ehit.context_ids), fact_ids=list(ev.fact_ids)
+                ev.text,
+                base,
+                "event",
+                ev.id,
+                ehit,
+                context_ids=list(ehit.context_ids),
+                fact_ids=list(ev.fact_ids),
+                supersedes=[list(link) for link in ev.supersedes],  # [newer fact id, older fact id, kind]
             )
         )
     return docs

@@ -13,8 +13,10 @@ message of the memory, so what a graph writes is searched like any conversation:
   read back unchanged. ``put`` of a stored key replaces the item (a delete, then an add: forgetting is
   real); ``put(..., None)`` and ``delete`` forget it.
 - **search**: with ``query``, an anchormem search of the prefix's scope: one item per turn of the
-  returned contexts, best first, its ``score`` the context's, and the provenance under
-  ``value["anchormem"]`` (context id, turn ids, rank, date, session, the context's text). Turns added to
+  returned contexts, best first, each item once, its ``score`` the context's scaled by the share of the query's
+  content words its own text holds (half to whole, :func:`turn_score`), and the provenance under
+  ``value["anchormem"]`` (context id, turn ids, rank, date, session, the context's text, and the
+  ``latest``/``newer`` marks of :class:`~anchormem.model.ContextHit`). Turns added to
   the memory in other ways (``memory.add``) come back too, with ``{"text", "speaker"}`` as value.
   Without ``query``: the items of the prefix in insertion order. ``filter`` is equality on the value's
   top-level fields (with a query it narrows the search itself, as anchormem's metadata filters).
@@ -31,6 +33,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from anchormem._util.extras import requires_extra
+from anchormem._util.words import word_keys
 from anchormem.errors import NotFoundError
 from anchormem.memory import Memory
 from anchormem.model import Scope, Turn
@@ -54,6 +57,16 @@ __all__ = ["AnchorMemStore", "namespace_of", "scope_of"]
 PREFIX = "lg:"  # turn ids of items, apart from the memory's own turns and from record ids (c-, f-, e-)
 _TIMES = "_langgraph"  # metadata key of an item's times, beside its value
 _TEXT_FIELDS = ("content", "text", "memory", "data")
+
+
+def turn_score(context_score: float, asked: set[str], turn: Turn) -> float:
+    """An item's score: its context's, scaled by how many of the query's content words (by stem) the turn's own
+    text holds, from half (none) to whole (all). The turns of one window are then told apart, and a turn that
+    says what was asked comes before its neighbours that only share its window."""
+    if not asked:
+        return round(context_score, 6)
+    share = len(asked & word_keys(turn.text)) / len(asked)
+    return round(context_score * (0.5 + 0.5 * share), 6)
 
 
 def scope_of(namespace: tuple[str, ...]) -> Scope:
@@ -140,7 +153,7 @@ class AnchorMemStore(BaseStore):
             "created_at": stamp["updated_at"],
             "metadata": {**value, _TIMES: stamp},
         }
-        self.memory.add([message], **_kwargs(scope))
+        self.memory.add([message], readd=True, **_kwargs(scope))  # a put is on purpose, even of a deleted key
 
     def _item(
         self,
@@ -188,6 +201,7 @@ class AnchorMemStore(BaseStore):
         tops = [scope_of(op.namespace_prefix)] if op.namespace_prefix else self._top_scopes()
         filters = {k: v for k, v in (op.filter or {}).items() if not isinstance(v, dict)} or None
         hits: list[SearchItem] = []
+        asked = word_keys(op.query)
         for top in tops:
             result = self.memory.search(op.query, k=min(200, op.limit + op.offset), filters=filters, **_kwargs(top))
             for hit in result.contexts:
@@ -205,8 +219,11 @@ class AnchorMemStore(BaseStore):
                         "date": hit.context.date,
                         "session": hit.context.session,
                         "text": hit.context.text,
+                        "latest": hit.latest,  # [latest]/[earlier] on the query's subject (None: not compared)
+                        "newer": list(hit.newer),
                     }
-                    item = self._item(turn, namespace_of(scope), found=True, score=hit.score, provenance=provenance)
+                    score = turn_score(hit.score, asked, turn)
+                    item = self._item(turn, namespace_of(scope), found=True, score=score, provenance=provenance)
                     if _matches({k: v for k, v in item.value.items() if k != "anchormem"}, op.filter):
                         hits.append(item)
         seen: set[tuple[tuple[str, ...], str]] = set()

@@ -8,13 +8,17 @@ then its file is vacuumed), and the store file's free pages and WAL (``Store.scr
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from anchormem.errors import LLMError, NotFoundError
-from anchormem.llm.cache import ResponseCache, forget_in_file
+from anchormem.errors import LLMError, NotFoundError, StoreError
+from anchormem.lifecycle import forgotten
+from anchormem.llm.batch import BatchLLM
+from anchormem.llm.cache import CachedLLM, forget_in_file
 from anchormem.model import DeleteReport, IngestReport, Scope
+from anchormem.parts import BatchStoreFile
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
 from anchormem.wire.scopes import describe
@@ -57,7 +61,7 @@ class Rewritten(NamedTuple):
 
 def rewrite(
     store: Store,
-    cache: ResponseCache | Path | None,
+    cache: object | None,
     texts: Iterable[str],
     change: Callable[[], dict[str, int]],
     rederive: Callable[[], IngestReport] = IngestReport,
@@ -82,9 +86,10 @@ def rewrite(
 
 
 def delete_turns(
-    store: Store, scope: Scope, turn_ids: Sequence[str], rebuild: Rebuild, cache: ResponseCache | Path | None
+    store: Store, scope: Scope, turn_ids: Sequence[str], rebuild: Rebuild, cache: object | None
 ) -> DeleteReport:
     plan = cascade.plan(store, scope, turn_ids=turn_ids)
+    forgotten.remember(store, scope, plan.turn_ids)
     done = rewrite(
         store,
         cache,
@@ -96,8 +101,10 @@ def delete_turns(
     return _deleted(done.counts, done.forgotten, done.rebuilt)
 
 
-def delete_scope(store: Store, scope: Scope, cache: ResponseCache | Path | None) -> DeleteReport:
-    texts: list[str] = [x for t in store.turns(scope) for x in (t.text, t.image_caption) if x]
+def delete_scope(store: Store, scope: Scope, cache: object | None) -> DeleteReport:
+    turns = store.turns(scope)
+    forgotten.remember(store, scope, [t.id for t in turns])
+    texts: list[str] = [x for t in turns for x in (t.text, t.image_caption) if x]
     texts += [f.text for f in store.facts(scope)] + [e.text for e in store.events(scope)]
     done = rewrite(store, cache, texts, lambda: store.delete_scope(scope))  # nothing is left to rebuild
     return _deleted(done.counts, done.forgotten, done.rebuilt)
@@ -118,15 +125,56 @@ def _deleted(counts: dict[str, int], forgotten: int, rebuilt: IngestReport) -> D
     )
 
 
-def forget_cached(cache: ResponseCache | Path | None, texts: Iterable[str]) -> int:
-    """Drop every cached LLM exchange that holds one of ``texts`` and scrub the cache file.
+def forget_cached(cache: object | None, texts: Iterable[str]) -> int:
+    """Drop every cached LLM exchange that holds one of ``texts``, then vacuum the cache file.
 
-    ``cache`` is a response cache (:class:`~anchormem.llm.cache.CachedLLM`), or the path of a cache file
-    when no LLM is configured now but one was before (:func:`~anchormem.llm.cache.forget_in_file`)."""
+    ``cache`` is a :class:`~anchormem.llm.cache.CachedLLM` or a batch store (anything with
+    ``forget_containing``), the path of a cache file when no LLM is configured now but one was before, a
+    :class:`~anchormem.parts.BatchStoreFile`, or a list of these (:meth:`~anchormem.parts.Parts.forgetting`)."""
     unique = list(dict.fromkeys(t for t in texts if t.strip()))
-    if isinstance(cache, Path):
+    if isinstance(cache, list):  # the response cache and the batch store (``Parts.forgetting``)
+        return sum(forget_cached(one, unique) for one in cache)
+    if isinstance(cache, BatchStoreFile):
+        batch = BatchLLM("none", cache.path)
+        try:
+            return forget_cached(batch, unique)
+        finally:
+            batch.close()
+    if isinstance(cache, Path):  # the cache file an earlier configuration left: the cache forgets from it
         return forget_in_file(cache, unique)
-    return cache.forget(unique) if isinstance(cache, ResponseCache) else 0
+    if isinstance(cache, CachedLLM):  # the cache owns its file: it forgets and scrubs it
+        return cache.forget(unique)
+    forget = getattr(cache, "forget_containing", None)
+    if forget is None:
+        return 0
+    n = sum(int(forget(text)) for text in unique)
+    path = getattr(cache, "path", None)
+    if n and isinstance(path, Path) and path.exists():
+        vacuum(path)
+    return n
+
+
+class _NoLLM:
+    """Stands in for the endpoint when a cache file is opened only to forget from it."""
+
+    model = "none"
+
+    def complete(self, messages: Any, params: Any = None) -> Any:
+        raise LLMError("no LLM is configured")
+
+
+def vacuum(path: Path) -> None:
+    """Rewrite an SQLite file without its free pages and truncate its WAL."""
+    try:
+        db = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
+        try:
+            db.execute("PRAGMA busy_timeout = 30000")
+            db.execute("VACUUM")
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot scrub the LLM response cache {path}: {exc}") from exc
 
 
 def scopes_under(store: Store, user_id: str, agent_id: str | None, run_id: str | None) -> list[Scope]:

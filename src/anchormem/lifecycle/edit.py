@@ -9,12 +9,10 @@ file), and the session is re-cut and derived again from the new text, like an ad
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Any
 
 from anchormem.errors import NotFoundError
 from anchormem.lifecycle.delete import Rebuild, rewrite
-from anchormem.llm.cache import ResponseCache
 from anchormem.model import Scope, UpdateReport
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
@@ -28,7 +26,7 @@ def check_update(turn_id: object, text: object) -> tuple[str, str]:
 
 
 def update_turn(
-    store: Store, scope: Scope, turn_id: str, text: str, rebuild: Rebuild, cache: ResponseCache | Path | None
+    store: Store, scope: Scope, turn_id: str, text: str, rebuild: Rebuild, cache: object | None
 ) -> UpdateReport:
     """Replace the text of turn ``turn_id`` of ``scope`` and re-derive its session; the caller holds the
     user's writer lock. Unknown turn: :class:`NotFoundError`; the same text: a report with ``updated``

@@ -57,7 +57,7 @@ class Lifecycle:
             self._parts.check_embedder()  # the new text's facts are embedded like the stored ones
             rebuild = _Recut(self._snapshots, self._ingester.rebuild)
             try:
-                report = edit.update_turn(store, scope, turn_id, text, rebuild, self._parts.response_cache())
+                report = edit.update_turn(store, scope, turn_id, text, rebuild, self._parts.forgetting())
             finally:
                 rebuild.done(scope)
             if report.updated:
@@ -79,7 +79,7 @@ class Lifecycle:
         store = self._parts.store
         reports = []
         for scope in forgetting.scopes_under(store, under.user_id, under.agent_id, under.run_id):
-            reports.append(forgetting.delete_scope(store, scope, self._parts.response_cache()))
+            reports.append(forgetting.delete_scope(store, scope, self._parts.forgetting()))
             chronicle.record_delete(store, scope, {"all": True}, reports[-1], {})
             self._snapshots.forget(scope)
         return forgetting.summary(reports)
@@ -91,7 +91,7 @@ class Lifecycle:
         target, turn_ids = forgetting.resolve(store, scope, session, turn, context)
         rebuild = _Recut(self._snapshots, self._ingester.rebuild)
         try:
-            report = forgetting.delete_turns(store, scope, turn_ids, rebuild, self._parts.response_cache())
+            report = forgetting.delete_turns(store, scope, turn_ids, rebuild, self._parts.forgetting())
         finally:
             rebuild.done(scope)
         chronicle.record_delete(store, scope, target, report, self._ingester.made_by())

@@ -13,7 +13,7 @@ the scopes it created (see :func:`write_plan`).
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from anchormem.errors import InputError
 from anchormem.lifecycle import export_fields as read
-from anchormem.model import Context, Event, Fact, ImportReport, Scope, Turn, Usage
+from anchormem.model import CHANGE_KINDS, Context, Event, Fact, ImportReport, Scope, Supersession, Turn, Usage
 from anchormem.store.protocol import Extraction, ExtractionState, Matrix, Store
 from anchormem.wire.scopes import describe
 from anchormem.wire.validation import (
@@ -29,11 +29,12 @@ from anchormem.wire.validation import (
     MAX_DIM,
     check_int,
     check_json,
+    check_metadata,
 )
 
 FORMAT = "anchormem-export"
 VERSION = 1
-_STATUSES = ("pending", "done", "failed")
+_STATUSES = ("pending", "done", "failed", "batch")
 _NEWER_COUNTS = ("cached_prompt_tokens", "cached_completion_tokens")  # usage fields an old export lacks
 
 
@@ -68,13 +69,31 @@ def export_records(store: Store, scopes: Iterable[Scope], embedder: str | None, 
                 yield {"type": "history", "timestamp": h.timestamp, "op": h.op, "detail": h.detail}
 
 
+def _supersedes(rec: Mapping[str, Any], fact_ids: Sequence[str], place: str) -> tuple[Supersession, ...]:
+    """An event record's links (absent in exports of earlier versions): ``[[newer, older, kind], ...]`` between
+    the event's own facts."""
+    value = rec.get("supersedes", [])
+    links: list[Supersession] = []
+    if not isinstance(value, list):
+        raise InputError(f"{place}: 'supersedes' must be a list of [newer fact id, older fact id, kind]")
+    for link in value:
+        ok = isinstance(link, list) and len(link) == 3 and all(isinstance(x, str) for x in link)
+        if not ok or link[2] not in CHANGE_KINDS or link[0] == link[1] or not set(link[:2]) <= set(fact_ids):
+            raise InputError(
+                f"{place}: a 'supersedes' link must be [newer fact id, older fact id, kind] between two of the "
+                f"event's facts, kind one of {', '.join(CHANGE_KINDS)}; got {link!r}"
+            )
+        links.append((link[0], link[1], link[2]))
+    return tuple(links)
+
+
 def _plain(record: Turn | Context | Fact | Event | Usage) -> dict[str, Any]:
     """A record's fields in their declared order, as JSON values (tuples become lists): the
     export record of that kind is ``type`` and these (and what the kind adds)."""
     out: dict[str, Any] = {}
     for f in fields(record):
         value = getattr(record, f.name)
-        out[f.name] = list(value) if isinstance(value, tuple) else value
+        out[f.name] = [list(v) if isinstance(v, tuple) else v for v in value] if isinstance(value, tuple) else value
     return out
 
 
@@ -204,7 +223,7 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
                 timestamp=read.opt_label(rec, "timestamp", place),
                 image_caption=read.opt_text(rec, "image_caption", place, limit=MAX_CAPTION_CHARS),
                 time_given=read.opt_label(rec, "time_given", place),
-                metadata=read.opt_object(rec, "metadata", place),
+                metadata=check_metadata(rec.get("metadata"), place),
             )
         )
         plan.turn_places[rid] = place
@@ -238,7 +257,7 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
         context_id = read.text(rec, "context_id", place)
         read.known([context_id], ids["context"], "context", place)
         source = read.text(rec, "source", place)
-        if source not in ("llm", "pack", "offline"):
+        if source not in ("llm", "pack", "offline", "provisional"):
             raise InputError(f"{place}: unknown fact source {source!r}")
         plan.facts.append(Fact(id=rid, context_id=context_id, text=read.text(rec, "text", place), source=source))  # type: ignore[arg-type]
         plan.fact_vectors.append(read.vector(rec, place, dim))
@@ -252,7 +271,9 @@ def _add(plan: ScopePlan, ids: dict[str, set[str]], rec: Mapping[str, Any], kind
         source = read.text(rec, "source", place)
         if source not in ("llm", "pack", "extractive"):
             raise InputError(f"{place}: unknown event source {source!r}")
-        plan.events.append(Event(id=rid, text=read.text(rec, "text", place), fact_ids=tuple(fact_ids), source=source))  # type: ignore[arg-type]
+        links = _supersedes(rec, fact_ids, place)
+        text = read.text(rec, "text", place)
+        plan.events.append(Event(id=rid, text=text, fact_ids=tuple(fact_ids), source=source, supersedes=links))  # type: ignore[arg-type]
         plan.event_vectors.append(read.vector(rec, place, dim))
     elif kind == "usage":
         phase = read.text(rec, "phase", place)

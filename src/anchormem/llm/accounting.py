@@ -1,6 +1,6 @@
 """Per-phase accounting of LLM use (calls, tokens, seconds), as in the paper's
 Tables 2 and 4. Wrap an LLM once per phase; every call through the wrapper is
-recorded under that phase.
+recorded under that phase (a request that waits for a batch answer is no call: it counts nothing).
 
 One operation (an add, a delete's rebuild, an answer) gets its own :class:`Accounting`
 whose ``parent`` is the process-wide one: the operation's own counts are exact however
@@ -12,6 +12,7 @@ import threading
 import time
 from dataclasses import replace
 
+from anchormem.llm.batch import BatchPendingError
 from anchormem.llm.protocol import LLM, Completion, CompletionParams, Message
 from anchormem.model import Usage
 
@@ -64,6 +65,20 @@ class Accounting:
             one.prompt_tokens = completion.prompt_tokens
             one.completion_tokens = completion.completion_tokens
         self._add(phase, one)
+
+    def cancel(self, phase: str) -> None:
+        """A call of ``phase`` begun with :meth:`begin` was not made after all (its request waits for a batch
+        answer): it ends on the wall clock and counts no call and no tokens."""
+        now = time.monotonic()
+        with self._lock:
+            running, since = self._running.pop(phase, (0, now))
+            if running > 1:
+                self._running[phase] = (running - 1, since)
+            elif running == 1:
+                usage = self._phases.setdefault(phase, Usage())
+                usage.wall_seconds += now - since
+        if self.parent is not None:
+            self.parent.cancel(phase)
 
     def _add(self, phase: str, one: Usage) -> None:
         now = time.monotonic()
@@ -122,6 +137,9 @@ class AccountedLLM:
         started = time.monotonic()
         try:
             completion = self._inner.complete(messages, params)
+        except BatchPendingError:  # no call was made: the request waits for a batch answer
+            self._accounting.cancel(self.phase)
+            raise
         except Exception:
             self._accounting.record(self.phase, None, time.monotonic() - started)
             raise

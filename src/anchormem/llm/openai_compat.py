@@ -69,28 +69,39 @@ class OpenAICompatLLM(EndpointClient):
         body: dict[str, Any] = {"model": self._settings.model, "messages": messages, **params.as_dict()}
         started = time.monotonic()
         data = self._endpoint.post(body, attempt_guard=lambda: self._slots)
-        return self._completion(data, messages, time.monotonic() - started)
-
-    def _completion(self, data: dict[str, Any], messages: list[Message], seconds: float) -> Completion:
-        try:
-            message = data["choices"][0]["message"]
-            text = message.get("content") or ""
-        except (KeyError, IndexError, TypeError, AttributeError):
-            raise LLMResponseError(
-                f"LLM endpoint {self.url} answered without choices[0].message: {snippet(str(data))}"
-            ) from None
-        if not isinstance(text, str):
-            raise LLMResponseError(f"LLM endpoint {self.url} answered with non-text content")
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        prompt_tokens = _int(usage.get("prompt_tokens")) if usage else None
-        completion_tokens = _int(usage.get("completion_tokens")) if usage else None
-        return Completion(
-            text=text,
-            prompt_tokens=prompt_tokens if prompt_tokens is not None else estimate_prompt_tokens(messages),
-            completion_tokens=completion_tokens if completion_tokens is not None else estimate_tokens(text),
-            model=str(data.get("model") or self._settings.model),
-            seconds=seconds,
+        return completion_from_body(
+            data,
+            messages,
+            model=self._settings.model,
+            seconds=time.monotonic() - started,
+            source=f"LLM endpoint {self.url}",
         )
+
+
+def completion_from_body(
+    data: Any, messages: list[Message], *, model: str, seconds: float = 0.0, source: str = "LLM endpoint"
+) -> Completion:
+    """The :class:`Completion` of one ``chat.completion`` body, as a live call or a batch results line
+    gives it: the text of ``choices[0].message``, the reported token usage (estimated when absent) and
+    the model that answered (``model`` when unnamed). :class:`LLMResponseError` names ``source`` when the
+    body has no readable message."""
+    try:
+        message = data["choices"][0]["message"]
+        text = message.get("content") or ""
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise LLMResponseError(f"{source} answered without choices[0].message: {snippet(str(data))}") from None
+    if not isinstance(text, str):
+        raise LLMResponseError(f"{source} answered with non-text content")
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    prompt_tokens = _int(usage.get("prompt_tokens")) if usage else None
+    completion_tokens = _int(usage.get("completion_tokens")) if usage else None
+    return Completion(
+        text=text,
+        prompt_tokens=prompt_tokens if prompt_tokens is not None else estimate_prompt_tokens(messages),
+        completion_tokens=completion_tokens if completion_tokens is not None else estimate_tokens(text),
+        model=str(data.get("model") or model),
+        seconds=seconds,
+    )
 
 
 def _int(value: object) -> int | None:

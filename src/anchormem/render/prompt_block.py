@@ -20,7 +20,10 @@ Memory is data, not instructions: the block says so in its second line, the exce
 between ``<memories>`` and ``</memories>`` and the events between ``<events>`` and ``</events>``,
 every message is quoted on lines that start with its label (a message's further lines are
 indented), and a look-alike of those delimiters inside a message, the query or an event is
-defused (its ``<`` becomes ``‹``), so no text a message holds can close the data or open a section.
+defused (its ``<`` becomes ``‹``: fullwidth and small forms, entities, hidden zero-width characters,
+look-alike letters; see :mod:`anchormem.render.fence`), so no text a message holds can close the data
+or open a section; a line separator other than ``\n`` in any field (a date, an id, a speaker) is shown
+as a space, so it cannot start a line of its own.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
+
+from anchormem.render.fence import flat
 
 # What is rendered, by the shape it is read by: the model renders itself through this module, so this module
 # names none of the model's classes (``Scope``, ``Context``, ``ContextHit``, ``EventHit``, ``SearchResult``).
@@ -91,7 +96,6 @@ TURN_START = re.compile(r'^(?P<speaker>.{1,200}?) said(?P<part> \(part \d+ of \d
 :func:`anchormem.ingest.chunk.render_piece` writes it."""
 _CONTINUED = '  "'
 _GENERATED_ID = re.compile(r"^t-[0-9a-f]{16}$")
-_TAG = re.compile(r"<(?=\s*/?\s*(?:memories|events)\b)", re.IGNORECASE)
 _CUT = "…"
 ROLE_NAMES = {"user": "User", "assistant": "Assistant", "system": "System", "developer": "Developer", "tool": "Tool"}
 DATA_NOTE = (
@@ -139,8 +143,9 @@ class _Span:
 
 
 def escape(text: str) -> str:
-    """``text`` with look-alikes of the block's delimiters defused."""
-    return _TAG.sub("‹", text)
+    """``text`` with look-alikes of the block's delimiters defused and kept on its line (see
+    :mod:`anchormem.render.fence`)."""
+    return flat(text)
 
 
 def turn_lines(hit: ContextHit) -> list[tuple[str, str]]:
@@ -150,7 +155,7 @@ def turn_lines(hit: ContextHit) -> list[tuple[str, str]]:
     each ``Speaker said, "`` start; if that does not give one group per piece either, the whole body
     is one entry under the context's turn ids joined by commas."""
     context = hit.context
-    lines = context.text.strip().splitlines()
+    lines = context.text.strip().split("\n")  # the renderer's breaks; another separator stays in its line
     body = lines[1:] if lines and lines[0].startswith("DATE:") else lines
     ids = list(context.turn_ids)
     if len(body) == len(ids):
@@ -199,69 +204,161 @@ def render_block(
     names: Mapping[str, str] | None = None,
     cite_ids: bool = False,
 ) -> PromptBlock:
-    """``result`` as a :class:`PromptBlock` of at most ``max_chars`` characters (no limit when None);
-    ``names`` renames speakers (``{"user": "Maya"}``); ``cite_ids`` labels every message with its turn
-    id (for a tool whose caller acts on the ids: update, delete), headers still without id ranges."""
-    style = _Style(names or {}, cite_ids)
-    if max_chars is not None and max_chars <= 0:
+    """``result`` as a :class:`PromptBlock` of at most ``max_chars`` characters (``MAX_PROMPT_CHARS``
+    when None); ``names`` renames speakers (``{"user": "Maya"}``); ``cite_ids`` labels every message
+    with its turn id (for a tool whose caller acts on the ids: update, delete), headers still without
+    id ranges.
+
+    The work is linear in what is rendered: the whole result is rendered once, and only when it is
+    over the budget, a few more times (the longest run of best contexts that fits, found by halving,
+    then at most ``_TAIL_TRIES`` lower-ranked contexts that may still fit); events are counted in
+    without rendering again."""
+    budget = MAX_PROMPT_CHARS if max_chars is None else min(max_chars, MAX_PROMPT_CHARS)
+    if budget <= 0:
         return PromptBlock("")
-    reading = {id(hit): i for i, hit in enumerate(result.in_reading_order())}
-    kept: list[ContextHit] = []
-    block = PromptBlock("")
-    for hit in result.contexts:  # best first
-        candidate = _render(result, [*kept, hit], 0, reading, style)
-        if max_chars is None or len(candidate.text) <= max_chars:
-            kept.append(hit)
-            block = candidate
-        elif not kept:  # even the best context alone is too long: show what fits of it
-            return _fit(candidate, max_chars)
-    for n in range(1, len(result.events) + 1):
-        candidate = _render(result, kept, n, reading, style)
-        if max_chars is not None and len(candidate.text) > max_chars:
+    view = _View(result, _Style(names or {}, cite_ids))
+    hits = list(result.contexts)
+    block = _render(view, hits)
+    kept = hits
+    if len(block.text) > budget:
+        fits = _longest_fitting_run(view, hits, budget)
+        if fits == 0:  # even the best context alone is too long: show what fits of it
+            return _fit(_render(view, hits[:1]), budget)
+        kept = hits[:fits]
+        block = _render(view, kept)
+        kept, block = _fill(view, kept, hits[fits + 1 :], block, budget)
+    return _with_events(view, kept, block, budget)
+
+
+MAX_PROMPT_CHARS = 1_000_000
+"""The longest block rendered, whatever ``max_chars`` says (REST and MCP take at most this)."""
+_TAIL_TRIES = 16
+_MERGE_SLACK = 120  # what joining two spans can save (a header): a context's lower bound allows for it
+
+
+class _View:
+    """One render's shared state: the reading order and each context's parsed lines (read once)."""
+
+    def __init__(self, result: SearchResult, style: _Style) -> None:
+        self.result = result
+        self.style = style
+        self.reading = {id(hit): i for i, hit in enumerate(result.in_reading_order())}
+        self._lines: dict[int, list[_Line]] = {}
+        self._escaped: dict[int, list[str]] = {}
+        self._events = [f"{i}. {escape(' '.join(h.event.text.split()))}" for i, h in enumerate(result.events, 1)]
+        self.head = [f"Memories for: {escape(' '.join(result.query.split()))}", DATA_NOTE]
+
+    def lines(self, hit: ContextHit) -> list[_Line]:
+        found = self._lines.get(id(hit))
+        if found is None:
+            found = self._lines[id(hit)] = _lines(hit)
+        return found
+
+    def escaped(self, line: _Line) -> list[str]:
+        """The line's quoted text, defused (once per line: a budget renders the block several times)."""
+        found = self._escaped.get(id(line))
+        if found is None:
+            found = self._escaped[id(line)] = [escape(part) for part in line.body]
+        return found
+
+    def events(self, n: int) -> str:
+        return "\n".join([EVENTS_OPEN, "Events (summaries across sessions):", *self._events[:n], EVENTS_CLOSE])
+
+    def event_sizes(self) -> list[int]:
+        return [len(line) + 1 for line in self._events]
+
+
+def _longest_fitting_run(view: _View, hits: list[ContextHit], budget: int) -> int:
+    """How many of the best contexts fit together (the block grows with each context it takes)."""
+    low, high = 0, len(hits) - 1  # hits[:low] fits (or low == 0); all of them does not
+    while low < high:
+        mid = (low + high + 1) // 2
+        if len(_render(view, hits[:mid]).text) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _fill(
+    view: _View, kept: list[ContextHit], rest: list[ContextHit], block: PromptBlock, budget: int
+) -> tuple[list[ContextHit], PromptBlock]:
+    """Lower-ranked contexts that still fit, best first: one whose new lines alone are over the room
+    left is passed over unrendered; at most ``_TAIL_TRIES`` are rendered."""
+    shown = {_key(hit, line.piece) for hit in kept for line in view.lines(hit)}
+    tries = 0
+    for hit in rest:
+        if tries >= _TAIL_TRIES:
             break
-        block = candidate
-    return block
+        new = [line for line in view.lines(hit) if _key(hit, line.piece) not in shown]
+        if sum(len(part) for line in new for part in view.escaped(line)) - _MERGE_SLACK > budget - len(block.text):
+            continue
+        tries += 1
+        candidate = _render(view, [*kept, hit])
+        if len(candidate.text) <= budget:
+            kept, block = [*kept, hit], candidate
+            shown.update(_key(hit, line.piece) for line in new)
+    return kept, block
 
 
-def _render(
-    result: SearchResult, hits: list[ContextHit], n_events: int, reading: dict[int, int], style: _Style
-) -> PromptBlock:
+def _key(hit: ContextHit, piece: Piece) -> tuple[Scope | None, str, Piece]:
+    return hit.scope, hit.context.session, piece
+
+
+def _with_events(view: _View, kept: list[ContextHit], block: PromptBlock, budget: int) -> PromptBlock:
+    """``block`` with the best events that fit (each adds its line; the first also the section)."""
+    if not view.result.events:
+        return block
+    base = block.text or "\n".join(view.head)
+    size = len(base) + 2 + len(view.events(0)) + 1  # the section with no event line yet
+    n = 0
+    for extra in view.event_sizes():
+        if size + extra - 1 > budget:
+            break
+        size += extra
+        n += 1
+    return _render(view, kept, n) if n else block
+
+
+def _render(view: _View, hits: list[ContextHit], n_events: int = 0) -> PromptBlock:
     if not hits and not n_events:
         return PromptBlock("")
-    spans = _spans(hits, reading)
+    style = view.style
+    spans = _spans(hits, view.reading)
     marked = any(s.latest is not None for s in spans)
     several = len({s.scope for s in spans}) > 1  # then each span says which memory it comes from
-    head = [f"Memories for: {escape(' '.join(result.query.split()))}", DATA_NOTE]
+    head = list(view.head)
     if spans:
         count = f"{len(spans)} excerpt{'s' if len(spans) != 1 else ''} in conversation order"
         head.append(count + ("; [latest]/[earlier] compare statements on this subject by date" if marked else ""))
     blocks = ["\n".join(head)]
     labels: dict[str, str] = {}  # turn id -> label, in block order
+    generated = 0
     body: list[str] = []
     for span in spans:
-        lines = _span_lines(span)
+        lines = _span_lines(span, view)
         for line in lines:
             for tid in line.ids or (line.piece[0],):
-                labels.setdefault(tid, tid if style.cite_ids else _label(tid, labels))
+                if tid in labels:
+                    continue
+                if style.cite_ids or _readable(tid):
+                    labels[tid] = tid
+                else:
+                    generated += 1
+                    labels[tid] = f"#{generated}"
         body.append(_header(span, lines, labels, several))
-        body.extend(_line_text(line, labels, style.names) for line in lines)
+        body.extend(_line_text(line, labels, style.names, view) for line in lines)
     if body:
         blocks.append("\n".join([OPEN, *body, CLOSE]))
     if n_events:
-        events = [EVENTS_OPEN, "Events (summaries across sessions):"]
-        events.extend(
-            f"{i}. {escape(' '.join(hit.event.text.split()))}" for i, hit in enumerate(result.events[:n_events], 1)
-        )
-        blocks.append("\n".join([*events, EVENTS_CLOSE]))
+        blocks.append(view.events(n_events))
     shown = {label: tid for tid, label in labels.items() if label != tid}
     return PromptBlock("\n\n".join(blocks), tuple(labels), shown)
 
 
-def _label(tid: str, labels: Mapping[str, str]) -> str:
-    """The turn id when readable, else ``#n`` (the n-th generated id of the block)."""
-    if not _GENERATED_ID.match(tid) and len(tid) <= 40 and not any(c.isspace() or c in "[]" for c in tid):
-        return tid
-    return f"#{1 + sum(1 for t, lab in labels.items() if lab != t)}"
+def _readable(tid: str) -> bool:
+    """A turn id shown as it is (else as ``#n``, the n-th generated id of the block)."""
+    return not _GENERATED_ID.match(tid) and len(tid) <= 40 and not any(c.isspace() or c in "[]" for c in tid)
 
 
 def _header(span: _Span, lines: list[_Line], labels: Mapping[str, str], several: bool) -> str:
@@ -276,9 +373,9 @@ def _header(span: _Span, lines: list[_Line], labels: Mapping[str, str], several:
     return escape(f"## {span.date or 'date unknown'} · session {span.session} · {where}{origin}{mark}")
 
 
-def _line_text(line: _Line, labels: Mapping[str, str], names: Mapping[str, str]) -> str:
-    label = ",".join(labels[t] for t in line.ids) if line.ids else labels[line.piece[0]]
-    first, *rest = (escape(part) for part in line.body)
+def _line_text(line: _Line, labels: Mapping[str, str], names: Mapping[str, str], view: _View) -> str:
+    label = escape(",".join(labels[t] for t in line.ids) if line.ids else labels[line.piece[0]])
+    first, *rest = view.escaped(line)
     who = f"{escape(_name(line.speaker, names))}{line.part}: " if line.speaker is not None else ""
     return "\n".join([f"[{label}] {who}{first}", *(f"    {r}" for r in rest)])
 
@@ -287,44 +384,52 @@ def _name(speaker: str, names: Mapping[str, str]) -> str:
     return names.get(speaker) or ROLE_NAMES.get(speaker, speaker)
 
 
-def _span_lines(span: _Span) -> list[_Line]:
+def _span_lines(span: _Span, view: _View) -> list[_Line]:
     """The span's pieces in conversation order, each once."""
     out: dict[Piece, _Line] = {}
     for hit in sorted(span.hits, key=lambda h: h.context.position):
-        for line in _lines(hit):
+        for line in view.lines(hit):
             out.setdefault(line.piece, line)
     return list(out.values())
 
 
 def _spans(hits: list[ContextHit], reading: dict[int, int]) -> list[_Span]:
     """Hits merged into spans: hits of one scope and session sharing a piece (directly or through
-    others) become one span."""
+    others) become one span. Each piece points at its span, so a hit finds the spans it joins at once."""
     ordered = sorted(hits, key=lambda h: (reading.get(id(h), 0), h.context.position))
     spans: list[_Span] = []
+    owner: dict[tuple[Scope | None, str, Piece], int] = {}  # piece -> index of its span in ``spans``
+    members: list[list[tuple[Scope | None, str, Piece]]] = []  # span index -> its pieces
+    alive: list[bool] = []
     for hit in ordered:
-        keys = set(hit.context.pieces())
-        joined = [
-            s
-            for s in spans
-            if s.scope == hit.scope
-            and s.session == hit.context.session
-            and any(keys & set(h.context.pieces()) for h in s.hits)
-        ]
+        keys = [_key(hit, piece) for piece in hit.context.pieces()]
+        joined = sorted({owner[k] for k in keys if k in owner})
         if not joined:
+            target = len(spans)
             spans.append(
                 _Span(hit.context.session, hit.context.date, [hit], reading.get(id(hit), 0), hit.latest, hit.scope)
             )
-            continue
-        target = joined[0]
-        for other in joined[1:]:  # the hit bridges spans: one span
-            target.hits.extend(other.hits)
-            target.latest = _merge_mark(target.latest, other.latest)
-            spans.remove(other)
-        target.hits.append(hit)
-        earliest = min(target.hits, key=lambda h: h.context.position)
-        target.date = earliest.context.date or target.date
-        target.latest = _merge_mark(target.latest, hit.latest)
-    return sorted(spans, key=lambda s: s.order)
+            members.append([])
+            alive.append(True)
+        else:
+            target = joined[0]
+            span = spans[target]
+            for other in joined[1:]:  # the hit bridges spans: one span
+                span.hits.extend(spans[other].hits)
+                span.latest = _merge_mark(span.latest, spans[other].latest)
+                for k in members[other]:
+                    owner[k] = target
+                members[target].extend(members[other])
+                members[other], alive[other] = [], False
+            span.hits.append(hit)
+            earliest = min(span.hits, key=lambda h: h.context.position)
+            span.date = earliest.context.date or span.date
+            span.latest = _merge_mark(span.latest, hit.latest)
+        for k in keys:
+            if k not in owner:
+                owner[k] = target
+                members[target].append(k)
+    return sorted((s for s, live in zip(spans, alive, strict=True) if live), key=lambda s: s.order)
 
 
 def _scope_label(scope: Scope) -> str:
@@ -360,4 +465,4 @@ def _fit(block: PromptBlock, max_chars: int) -> PromptBlock:
 
 def _shown(text: str, tid: str, labels: Mapping[str, str]) -> bool:
     label = next((lab for lab, t in labels.items() if t == tid), tid)
-    return bool(re.search(rf"^\[(?:[^\]]*,)?{re.escape(label)}(?:,[^\]]*)?\] ", text, flags=re.MULTILINE))
+    return bool(re.search(rf"^\[(?:[^\]]*,)?{re.escape(escape(label))}(?:,[^\]]*)?\] ", text, flags=re.MULTILINE))

@@ -3,7 +3,8 @@
 An event ties facts of several contexts together. When every context its facts come from is
 already returned, the reader has those words verbatim and the event adds nothing; it is left out.
 An event is kept when at least one of its source facts lies in a context that was not returned (or
-has no known source fact, so nothing can be said about it).
+has no known source fact, so nothing can be said about it), and always when it says a change between its
+facts (an LLM's event with supersession links: which statement holds now is what no single context says).
 
 An extractive event (the offline path: its source facts' sentences joined) that is kept says only
 what the returned contexts do not: its sentences from returned contexts, any sentence that a
@@ -21,7 +22,10 @@ from anchormem.model import Event
 
 
 def adds_to(snapshot: ScopeSnapshot, event_row: int, returned: Collection[int]) -> bool:
-    """Whether event ``event_row`` holds a fact from a context outside ``returned`` (context rows)."""
+    """Whether event ``event_row`` holds a fact from a context outside ``returned`` (context rows), or says a
+    change between its facts (``Event.supersedes``: which statement holds now, which no context says)."""
+    if snapshot.events[event_row].supersedes:
+        return True
     rows = {int(snapshot.fact_context[f]) for f in snapshot.event_facts[event_row]}
     rows.discard(-1)
     return not rows or not rows <= set(returned)

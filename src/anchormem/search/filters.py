@@ -36,6 +36,7 @@ from anchormem.index.snapshot import ScopeSnapshot, TurnKey
 from anchormem.index.store_rows import take_rows
 from anchormem.model import Turn
 from anchormem.text.times import bound, instant
+from anchormem.wire.validation import check_json
 
 KEPT_RESTRICTIONS = 16  # filtered snapshots kept per snapshot, for repeated searches with the same filters
 TimeBound = str | int | float | datetime
@@ -83,6 +84,7 @@ def make_filters(
         for key, value in filters.items():
             if not isinstance(key, str) or not key:
                 raise InputError(f"filters: every key must be a non-empty string, got {key!r}")
+            check_json(value, f"filters[{key[:40]!r}]", "search")  # bounded depth before any recursion below
             pairs.append((key, _canonical(value, f"filters[{key!r}]", strict=True)))
     if session is not None and (not isinstance(session, str) or not session):
         raise InputError(f"session must be a non-empty string, got {type(session).__name__}")

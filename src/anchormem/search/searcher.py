@@ -24,7 +24,7 @@ from anchormem.search.filters import make_filters, restrict
 from anchormem.search.retrieve import RECIPES, empty_result, query_vectors, retrieve
 from anchormem.wire.args import SEARCH_KEYS, SearchArgs
 from anchormem.wire.scopes import check_query, scope_of
-from anchormem.wire.validation import check_search
+from anchormem.wire.validation import check_bool, check_search
 
 
 def call_settings(base: RetrievalSettings, options: SearchArgs, max_contexts: int | None = None) -> RetrievalSettings:
@@ -56,6 +56,9 @@ class Searcher:
         query = check_query(query)
         k, variant, max_chars = options.get("k"), options.get("variant"), options.get("max_chars")
         check_search(k, max_contexts, variant, RECIPES, max_chars)
+        for flag in ("trace", "include_subscopes"):
+            if flag in options:
+                check_bool(options[flag], flag, "search")
         scope = scope_of(options, "search", SEARCH_KEYS)
         wanted = make_filters(
             options.get("filters"),

@@ -16,13 +16,15 @@ from anchormem import __version__
 from anchormem.memory import Memory
 from anchormem.server import errors
 from anchormem.server.errors import ApiError, error_body
+from anchormem.server.gate import DEFAULT_QUEUE, DEFAULT_READERS, Gates
 from anchormem.server.idempotency import Idempotency
 from anchormem.server.jobs import JobManager
 from anchormem.server.keys import KeyRing
+from anchormem.server.routes_batch import router as batch_router
 from anchormem.server.routes_memory import router as memory_router
 from anchormem.server.routes_records import router as records_router
 from anchormem.server.routes_records import service_router
-from anchormem.server.service import DEFAULT_BACKGROUND_TURNS, DEFAULT_MAX_BODY, Service
+from anchormem.server.service import DEFAULT_BACKGROUND_TURNS, DEFAULT_FOREGROUND_TURNS, DEFAULT_MAX_BODY, Service
 from anchormem.server.ui import router as ui_router
 from anchormem.server.warmup import warm_up
 
@@ -39,11 +41,18 @@ keys that list `-`. Errors are
 `not_found`, `unauthorized`, `forbidden`, `payload_too_large`, `llm_not_configured`, `llm_unavailable`,
 `llm_bad_response`, `llm_error`, `embedding_unavailable`, `config_error`, `store_full` (507: the store's disk
 is full; nothing of the write was stored), `store_unavailable` (503: the database cannot be reached now),
-`store_error`, `internal_error`; and for a retried write, `idempotency_key_reused` (422) and
+`store_error`, `internal_error`, `busy` (429: this memory already has a full queue of waiting requests; retry
+after the `Retry-After` seconds); and for a retried write, `idempotency_key_reused` (422) and
 `idempotency_in_progress` (409).
 
 Writes (add, update, delete) accept an `Idempotency-Key` header: a retry with the same key and request gets
-the first response again (`Idempotent-Replayed: true`) without running twice."""
+the first response again (`Idempotent-Replayed: true`) without running twice.
+
+Requests for one memory (a user, or an agent's own memory) wait their turn without holding the server's
+workers: one write and a few reads of a memory run at a time, the rest wait in arrival order, so one busy
+memory never slows another's requests. An add of more than 200 turns runs as a background job (202) unless
+it says `background`; one that says `background: false` may hold at most 200 turns (more: 400
+`invalid_input`)."""
 
 
 class BodyLimit:
@@ -100,20 +109,29 @@ def create_app(
     *,
     max_body: int = DEFAULT_MAX_BODY,
     background_turns: int = DEFAULT_BACKGROUND_TURNS,
+    foreground_turns: int = DEFAULT_FOREGROUND_TURNS,
     job_concurrency: int = 2,
+    readers_per_memory: int = DEFAULT_READERS,
+    queue_per_memory: int = DEFAULT_QUEUE,
     warm: bool = True,
 ) -> FastAPI:
     """The REST API over ``memory``; ``keys`` decides who may touch which user's memory.
     The caller owns ``memory`` (and closes it after the server stops).
+
+    Requests for one memory pass its gate (:mod:`anchormem.server.gate`): one write and
+    ``readers_per_memory`` reads run at a time, up to ``queue_per_memory`` wait without holding a worker
+    thread, more get 429 ``busy``. An add of more than ``background_turns`` turns runs as a job unless it
+    says ``background``; one with ``background: false`` may hold at most ``foreground_turns``.
 
     ``warm``: at startup, before any request is served (uvicorn listens only after it), open the
     store and load the embedding model, so the first request does not wait for them."""
     service = Service(
         memory=memory,
         keys=keys,
-        jobs=JobManager(concurrency=job_concurrency),
+        jobs=JobManager(concurrency=job_concurrency, gates=Gates(readers_per_memory, queue_per_memory)),
         max_body=max_body,
         background_turns=background_turns,
+        foreground_turns=foreground_turns,
     )
 
     @asynccontextmanager
@@ -138,6 +156,7 @@ def create_app(
     app.include_router(service_router)
     app.include_router(memory_router)
     app.include_router(records_router)
+    app.include_router(batch_router)
     app.include_router(ui_router)
     app.add_middleware(Idempotency, store=lambda: memory.store, keys=keys)
     app.add_middleware(BodyLimit, limit=max_body)  # the outer one: a retried body is read within the limit

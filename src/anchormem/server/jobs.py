@@ -1,7 +1,8 @@
 """Background ingest jobs: run ``Memory.add`` in a worker thread, report status and progress.
 
 Jobs live in this process (a restart forgets them; what they committed stays stored and a
-re-run of the same add resumes). At most ``concurrency`` run at once; the rest queue.
+re-run of the same add resumes). At most ``concurrency`` run at once; the rest queue, on the event
+loop (no worker thread held), each behind its memory's write gate (:mod:`anchormem.server.gate`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import anyio.to_thread
@@ -21,6 +23,7 @@ from anchormem.errors import AnchorMemError
 from anchormem.ingest.pipeline import Progress
 from anchormem.model import IngestReport, Scope
 from anchormem.server.errors import classify
+from anchormem.server.gate import Gates, key_of
 from anchormem.wire.serialize import report_dict
 
 log = logging.getLogger("anchormem.server")
@@ -63,16 +66,19 @@ class Job:
 
 
 class JobManager:
-    def __init__(self, concurrency: int = 2, keep: int = 1000) -> None:
+    def __init__(self, concurrency: int = 2, keep: int = 1000, gates: Gates | None = None) -> None:
         self.concurrency = concurrency
         self.keep = keep
+        self.gates = gates if gates is not None else Gates()
         self._jobs: dict[str, Job] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._slots: asyncio.Semaphore | None = None
         self._lock = threading.Lock()
 
     def submit(self, scope: Scope, turns: int, call: IngestCall) -> Job:
-        """Queue ``call`` (run in a worker thread with the job's progress callback)."""
+        """Queue ``call`` (run in a worker thread with the job's progress callback, when the memory's
+        write turn comes: a queued job holds no worker). 429 ``busy`` when the memory's queue is full."""
+        self.gates.check_room(key_of(scope))
         job = Job(id=f"job-{uuid.uuid4().hex[:16]}", scope=scope, turns=turns)
         with self._lock:
             self._jobs[job.id] = job
@@ -93,10 +99,10 @@ class JobManager:
     async def _run(self, job: Job, call: IngestCall) -> None:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.concurrency)
-        async with self._slots:
+        async with self.gates.write(key_of(job.scope)) as turn, self._slots:
             job.status, job.started = "running", time.time()
             try:
-                report = await anyio.to_thread.run_sync(call, job.on_progress)
+                report = await anyio.to_thread.run_sync(turn.timed(partial(call, turn.pacer(job.on_progress))))
             except AnchorMemError as exc:
                 _, code = classify(exc)
                 job.error = {"code": code, "message": " ".join(str(exc).split())}

@@ -64,43 +64,61 @@ class ApiKey:
         }
 
 
+_FIELDS = {"id": str, "sha256": str, "users": list, "admin": bool, "note": str, "created": str}
+_HEX = frozenset("0123456789abcdef")
+
+
 def read_keys(path: Path) -> list[ApiKey]:
+    """The keys of the file, checked strictly: a malformed entry is a :class:`ConfigError` naming it,
+    never a guess (``"admin": "false"`` is not false, it is an error), so a broken file fails closed."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise ConfigError(
             f"keys file not found: {path} (create one with: anchormem serve-key add --keys {path} --user USER)"
         ) from exc
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise ConfigError(f"keys file {path} cannot be read as JSON: {exc}") from exc
     entries = data.get("keys") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise ConfigError(f"keys file {path}: expected an object with a 'keys' list")
-    keys = []
-    for i, e in enumerate(entries):
-        digest = e.get("sha256") if isinstance(e, dict) else None
-        users = e.get("users", []) if isinstance(e, dict) else None
-        if (
-            not isinstance(digest, str)
-            or len(digest) != 64
-            or not isinstance(users, list)
-            or not all(isinstance(u, str) and u for u in users)
-        ):
-            raise ConfigError(
-                f"keys file {path}: entry {i + 1} needs 'sha256' (64 hex digits) and a 'users' list of user ids"
-            )
-        assert isinstance(e, dict)
-        keys.append(
-            ApiKey(
-                id=str(e.get("id") or f"k-{digest[:8]}"),
-                sha256=digest.lower(),
-                users=tuple(users),
-                admin=bool(e.get("admin", False)),
-                note=str(e.get("note", "")),
-                created=str(e.get("created", "")),
-            )
+    keys = [_entry(path, i, e) for i, e in enumerate(entries, 1)]
+    ids = [k.id for k in keys]
+    if len(set(ids)) != len(ids):
+        raise ConfigError(
+            f"keys file {path}: key ids repeat ({', '.join(sorted({i for i in ids if ids.count(i) > 1}))})"
         )
     return keys
+
+
+def _entry(path: Path, n: int, e: Any) -> ApiKey:
+    """Entry ``n`` of the file as a key; every field has its type (``admin`` a JSON boolean)."""
+    where = f"keys file {path}: entry {n}"
+    if not isinstance(e, dict):
+        raise ConfigError(f"{where} is {type(e).__name__}, not an object")
+    unknown = sorted(set(e) - set(_FIELDS))
+    if unknown:
+        raise ConfigError(f"{where} has unknown field(s) {', '.join(map(repr, unknown))}")
+    for name, kind in _FIELDS.items():
+        if name in e and not (isinstance(e[name], kind) and not (kind is not bool and isinstance(e[name], bool))):
+            raise ConfigError(f"{where}: {name!r} must be a JSON {_KIND[kind]}, not {json.dumps(e[name])[:40]}")
+    digest, users = e.get("sha256"), e.get("users", [])
+    if not isinstance(digest, str) or len(digest) != 64 or not set(digest.lower()) <= _HEX:
+        raise ConfigError(f"{where} needs 'sha256': the key's sha256 as 64 hex digits")
+    if not all(isinstance(u, str) and u.strip() == u and u for u in users):
+        raise ConfigError(f"{where}: 'users' must be a list of user ids (non-empty strings, '-' for agents)")
+    key_id = e.get("id") or f"k-{digest[:8].lower()}"
+    return ApiKey(
+        id=key_id,
+        sha256=digest.lower(),
+        users=tuple(users),
+        admin=e.get("admin", False),
+        note=e.get("note", ""),
+        created=e.get("created", ""),
+    )
+
+
+_KIND = {str: "string", list: "list", bool: "boolean (true or false)"}
 
 
 def write_keys(path: Path, keys: Sequence[ApiKey]) -> None:

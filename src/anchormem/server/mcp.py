@@ -21,7 +21,7 @@ import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import Field, ValidationError, WithJsonSchema
+from pydantic import Field, StrictFloat, StrictInt, StrictStr, ValidationError, WithJsonSchema
 
 from anchormem import __version__
 from anchormem.errors import AnchorMemError
@@ -68,8 +68,9 @@ Session = Annotated[str | None, Field(description="forget every turn of this ses
 Subscopes = Annotated[
     bool,
     Field(
+        strict=True,
         description="also search the memories kept under this one (the user's agents and runs, or the "
-        "agent's runs); false to search only this exact memory (default true)"
+        "agent's runs); false to search only this exact memory (default true)",
     ),
 ]
 Filters = Annotated[
@@ -83,21 +84,21 @@ OnlySession = Annotated[
     str | None, Field(min_length=1, max_length=256, description="only messages of this session label")
 ]
 Since = Annotated[
-    str | int | float | None,
+    StrictStr | StrictInt | StrictFloat | None,
     Field(
         description="only messages said at or after this time: ISO 8601 (e.g. 2024-05-01 or "
         "2024-05-01T09:00:00Z) or Unix seconds; messages with no known time are then left out"
     ),
 ]
 Until = Annotated[
-    str | int | float | None,
+    StrictStr | StrictInt | StrictFloat | None,
     Field(description="only messages said at or before this time (same forms as since)"),
 ]
 TurnId = Annotated[str | None, Field(description="forget this one turn, by the turn id search_memory showed")]
 ContextId = Annotated[
     str | None, Field(description="forget this one excerpt, by the context id search_memory returned")
 ]
-All = Annotated[bool, Field(description="true to forget everything in this memory; cannot be undone")]
+All = Annotated[bool, Field(strict=True, description="true to forget everything in this memory; cannot be undone")]
 Question = Annotated[str, Field(description="the question to answer from memory")]
 EditedTurn = Annotated[
     str,
@@ -168,6 +169,14 @@ def nothing_found(memory: Memory, scope: Scope, include_subscopes: bool) -> str:
     if not searched:
         return f"No memories yet for this scope ({describe(scope)}): nothing has been stored."
     return "No memories match this search (try other words, or fewer filters)."
+
+
+def budget_too_small(max_chars: int | None) -> str:
+    """What a search tells the agent when memories matched but ``max_chars`` leaves room for none of them."""
+    return (
+        f"Memories match this search, but max_chars={max_chars} is too small to show any of them: "
+        "call again with a larger max_chars (or none)."
+    )
 
 
 class StrictServer(MCPServer[Any]):
@@ -267,7 +276,12 @@ def build_server(
             **where,
         )
         shown = render_block(result, max_chars=max_chars, cite_ids=True)  # the ids update_memory takes
-        block = shown.text or await _call(nothing_found, memory, scope, include_subscopes)
+        if shown.text:
+            block = shown.text
+        elif result.contexts or result.events:  # found, but nothing fits the budget
+            block = budget_too_small(max_chars)
+        else:
+            block = await _call(nothing_found, memory, scope, include_subscopes)
         structured = {
             "memories": block,
             "turn_ids": list(shown.turn_ids),  # the turns the text shows
@@ -289,7 +303,15 @@ def build_server(
                 }
                 for h in result.contexts
             ],
-            "events": [{"id": e.event.id, "score": round(e.score, 4), "text": e.event.text} for e in result.events],
+            "events": [
+                {
+                    "id": e.event.id,
+                    "score": round(e.score, 4),
+                    "text": e.event.text,
+                    "supersedes": [list(link) for link in e.event.supersedes],  # [newer fact, older fact, kind]
+                }
+                for e in result.events
+            ],
         }
         return CallToolResult(content=[TextContent(type="text", text=block)], structured_content=structured)
 

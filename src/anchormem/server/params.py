@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 from fastapi import Depends, Header, Query
+from pydantic import BeforeValidator
 
 from anchormem.server.schemas import ErrorResponse
 from anchormem.server.service import UserId, request_scope
@@ -32,6 +33,20 @@ OffsetQ = Annotated[int, Query(ge=0)]
 """Where a page starts."""
 
 
+def strict_flag(value: object) -> bool:
+    """A boolean query parameter: ``true`` or ``false`` only (``1``, ``yes``, ``no``, ``0`` are refused, not read
+    as one or the other)."""
+    if isinstance(value, bool):
+        return value
+    if value in ("true", "false"):
+        return value == "true"
+    raise ValueError("must be true or false")
+
+
+FlagQ = Annotated[bool, BeforeValidator(strict_flag)]
+"""A boolean query parameter that takes ``true`` or ``false`` only."""
+
+
 @dataclasses.dataclass(frozen=True)
 class DeleteTarget:
     """What a delete selects within the scope, as query parameters (``Annotated[DeleteTarget,
@@ -40,7 +55,7 @@ class DeleteTarget:
     session: LabelQ = None
     turn: LabelQ = None
     context: LabelQ = None
-    all: Annotated[bool, Query(description="delete everything in the scope")] = False
+    all: Annotated[FlagQ, Query(description="delete everything in the scope (true or false)")] = False
 
     def selector(self) -> dict[str, Any]:
         """The keyword arguments of ``Memory.delete`` that select it."""

@@ -3,20 +3,19 @@ answer."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
-from starlette.concurrency import run_in_threadpool
 
 from anchormem.errors import InputError
 from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.sources import is_locomo
 from anchormem.model import IngestReport
 from anchormem.server.errors import ApiError
+from anchormem.server.gate import key_of
 from anchormem.server.params import IDEMPOTENT_ERRORS, idempotency_key
 from anchormem.server.schemas import AddRequest, AnswerRequest, ErrorResponse, Job, SearchRequest, UpdateRequest
 from anchormem.server.service import Svc, UserId, request_scope
@@ -51,24 +50,40 @@ def _source(body: AddRequest) -> Any:
         202: {"model": Job, "description": "queued as a background job; poll its status"},
         400: {"model": ErrorResponse},
         413: {"model": ErrorResponse},
+        429: {"model": ErrorResponse, "description": "`busy`: this memory's queue is full; retry after Retry-After"},
         **IDEMPOTENT_ERRORS,
     },
     dependencies=[Depends(idempotency_key)],
 )
 async def add(body: AddRequest, user_id: UserId, service: Svc) -> Any:
     scope = request_scope(user_id, body.agent_id, body.run_id)
-    prepare = partial(service.memory.prepare_add, _source(body), max_turns=MAX_TURNS, **scope)
-    pending = await run_in_threadpool(prepare)
+    if body.background is False and isinstance(body.messages, list):  # refused before any work on it
+        _check_foreground(len(body.messages), service.foreground_turns)
+    prepare = partial(service.memory.prepare_add, _source(body), max_turns=MAX_TURNS, readd=body.readd, **scope)
+    pending = await service.read(key_of(scope), prepare)  # reading the body is the memory's work too
 
     def call(progress: Progress | None = None) -> IngestReport:
-        return service.memory.add(pending, progress=progress)
+        return service.memory.add(pending, progress=progress, batch=body.batch)
 
-    background = body.background if body.background is not None else len(pending.turns) > service.background_turns
+    turns = len(pending.turns)
+    auto = turns > min(service.background_turns, service.foreground_turns)
+    background = body.background if body.background is not None else auto
     if not background:
-        return report_dict(await run_in_threadpool(call))
+        _check_foreground(turns, service.foreground_turns)
+        return report_dict(await service.write(key_of(pending.scope), call))
     job = service.jobs.submit(pending.scope, len(pending.turns), call)
     location = f"/v1/users/{quote(user_id or NO_USER_IN_PATH, safe='')}/jobs/{job.id}"
     return JSONResponse(job.to_dict(), status_code=202, headers={"Location": location})
+
+
+def _check_foreground(turns: int, limit: int) -> None:
+    if turns > limit:
+        raise ApiError(
+            400,
+            "invalid_input",
+            f"an add with background: false takes at most {limit:,} turns and this one has {turns:,}: "
+            "send it with background: true (a job to poll) or in parts",
+        )
 
 
 @router.put(
@@ -83,7 +98,9 @@ async def add(body: AddRequest, user_id: UserId, service: Svc) -> Any:
 )
 async def update(turn_id: str, body: UpdateRequest, user_id: UserId, service: Svc) -> Any:
     scope = request_scope(user_id, body.agent_id, body.run_id)
-    return await _threaded(service.memory.update, turn_id, body.text, **scope)
+    return to_jsonable(
+        await service.write(key_of(scope), lambda _progress: service.memory.update(turn_id, body.text, **scope))
+    )
 
 
 @router.get(
@@ -99,10 +116,6 @@ async def job_status(job_id: str, user_id: UserId, service: Svc) -> Any:
     return job.to_dict()
 
 
-async def _threaded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    return to_jsonable(await run_in_threadpool(fn, *args, **kwargs))
-
-
 @router.post(
     "/search",
     summary="Memories for a query, best first, with provenance (or one prompt-ready block)",
@@ -110,12 +123,22 @@ async def _threaded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     responses={400: {"model": ErrorResponse}},
 )
 async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
-    options = {**body.model_dump(exclude={"query", "format"}), **_scope(user_id, body)}
-    result = await run_in_threadpool(lambda: service.memory.search(body.query, **options))
-    if body.format == "prompt":
-        block = result.prompt(max_chars=body.max_chars)
-        return {"query": result.query, "prompt": block.text, "turn_ids": list(block.turn_ids), "labels": block.labels}
-    return to_jsonable(result)
+    scope = _scope(user_id, body)
+    options = {**body.model_dump(exclude={"query", "format"}), **scope}
+
+    def run() -> Any:  # rendering too runs in the worker: it is the caller's work, not the event loop's
+        result = service.memory.search(body.query, **options)
+        if body.format == "prompt":
+            block = result.prompt(max_chars=body.max_chars)
+            return {
+                "query": result.query,
+                "prompt": block.text,
+                "turn_ids": list(block.turn_ids),
+                "labels": block.labels,
+            }
+        return to_jsonable(result)
+
+    return await service.read(key_of(scope), run)
 
 
 @router.post(
@@ -124,8 +147,9 @@ async def search(body: SearchRequest, user_id: UserId, service: Svc) -> Any:
     responses={404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}, 503: {"model": ErrorResponse}},
 )
 async def answer(body: AnswerRequest, user_id: UserId, service: Svc) -> Any:
-    options = {**body.model_dump(exclude={"question"}), **_scope(user_id, body)}
-    return await _threaded(service.memory.answer, body.question, **options)
+    scope = _scope(user_id, body)
+    options = {**body.model_dump(exclude={"question"}), **scope}
+    return to_jsonable(await service.read(key_of(scope), partial(service.memory.answer, body.question, **options)))
 
 
 def _scope(user_id: str, body: SearchRequest | AnswerRequest) -> ScopeArgs:

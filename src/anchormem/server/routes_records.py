@@ -14,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from anchormem import __version__
 from anchormem.errors import StoreError
 from anchormem.server.errors import ApiError
+from anchormem.server.gate import key_of
 from anchormem.server.params import IDEMPOTENT_ERRORS, DeleteTarget, ScopeQ, error_responses, idempotency_key, page_of
 from anchormem.server.schemas import MAX_PAGE, ErrorResponse, Health, Kind, Page, UserList
 from anchormem.server.service import Key, Svc
@@ -27,7 +28,7 @@ service_router = APIRouter(prefix="/v1", tags=["service"])
 async def list_records(
     kind: Kind, scope: ScopeQ, service: Svc, offset: int = Query(0, ge=0), limit: int = Query(100, ge=1, le=MAX_PAGE)
 ) -> Any:
-    records = await run_in_threadpool(lambda: service.memory.records(kind, **scope))
+    records = await service.read(key_of(scope), lambda: service.memory.records(kind, **scope))
     out = page_of(records, offset, limit)
     out["items"] = to_jsonable(list(out["items"]))
     return out
@@ -35,7 +36,7 @@ async def list_records(
 
 @router.get("/records/{record_id}", summary="One record by id (c-…, f-…, e-… or a turn id)")
 async def get_record(record_id: str, scope: ScopeQ, service: Svc) -> Any:
-    return to_jsonable(await run_in_threadpool(lambda: service.memory.get(record_id, **scope)))
+    return to_jsonable(await service.read(key_of(scope), lambda: service.memory.get(record_id, **scope)))
 
 
 @router.delete(
@@ -45,12 +46,13 @@ async def get_record(record_id: str, scope: ScopeQ, service: Svc) -> Any:
     dependencies=[Depends(idempotency_key)],
 )
 async def delete(scope: ScopeQ, target: Annotated[DeleteTarget, Depends()], service: Svc) -> Any:
-    return to_jsonable(await run_in_threadpool(lambda: service.memory.delete(**target.selector(), **scope)))
+    selector = target.selector()
+    return to_jsonable(await service.write(key_of(scope), lambda _progress: service.memory.delete(**selector, **scope)))
 
 
 @router.get("/history", summary="What happened to this memory: adds and deletes, newest first")
 async def history(scope: ScopeQ, service: Svc, limit: int | None = Query(None, ge=1, le=10_000)) -> Any:
-    entries = await run_in_threadpool(lambda: service.memory.history(limit=limit, **scope))
+    entries = await service.read(key_of(scope), lambda: service.memory.history(limit=limit, **scope))
     return {"items": to_jsonable(list(entries))}
 
 
@@ -65,7 +67,7 @@ async def export(scope: ScopeQ, service: Svc) -> StreamingResponse:
         records = iter(service.memory.export(**scope))
         return [r for r in (next(records, _END),) if r is not _END], records  # errors surface before streaming
 
-    head, rest = await run_in_threadpool(first)
+    head, rest = await service.read(key_of(scope), first)
     lines = (json.dumps(to_jsonable(r), ensure_ascii=False) + "\n" for r in chain(head, rest))
     return StreamingResponse(
         lines,
@@ -83,7 +85,7 @@ def _safe(name: str) -> str:
 
 @router.get("/stats", summary="Counts of turns, contexts, facts, events and LLM usage")
 async def stats(scope: ScopeQ, service: Svc) -> Any:
-    return to_jsonable(await run_in_threadpool(lambda: service.memory.stats(**scope)))
+    return to_jsonable(await service.read(key_of(scope), lambda: service.memory.stats(**scope)))
 
 
 @service_router.get(

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    WithJsonSchema,
+    field_validator,
+)
 
 from anchormem.search.recipes import RECIPES
 
@@ -12,6 +22,8 @@ MAX_MESSAGES = 20_000
 MAX_PAGE = 1000
 
 Kind = Literal["turns", "contexts", "facts", "events"]
+TimeValue = StrictStr | StrictInt | StrictFloat
+"""A time as sent: ISO 8601 text or Unix seconds/ms; ``true`` is not a time (no lax coercion)."""
 
 
 class Message(BaseModel):
@@ -63,7 +75,9 @@ the same as on every other path."""
 class AddRequest(BaseModel):
     """A list of ``messages``, or one LoCoMo-format ``conversation`` (an object with
     ``sample_id`` and ``conversation``). ``background``: run as a job (202 and a job to poll);
-    by default, requests with more than the server's threshold of turns run in the background."""
+    by default, requests with more than the server's threshold of turns run in the background. ``batch``: the
+    add's LLM requests wait for a batch file (``/v1/batch/export``) instead of live calls; the messages are
+    stored and searchable at once (docs/batch.md)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -71,7 +85,13 @@ class AddRequest(BaseModel):
     conversation: dict[str, Any] | None = None
     agent_id: str | None = Field(None, max_length=256)
     run_id: str | None = Field(None, max_length=256)
-    background: bool | None = None
+    background: StrictBool | None = None
+    readd: StrictBool = Field(
+        False,
+        description="store again messages a delete removed (default false: a re-sent deleted message is skipped "
+        "and counted in the report's notes)",
+    )
+    batch: StrictBool = False
 
 
 class UpdateRequest(BaseModel):
@@ -110,7 +130,7 @@ class _RecallRequest(BaseModel):
     run_id: str | None = Field(None, max_length=256)
     k: int | None = Field(None, ge=1, le=200)
     variant: str | None = VARIANT_FIELD
-    include_subscopes: bool = Field(
+    include_subscopes: StrictBool = Field(
         True,
         description="also search the scope's sub-scopes: a user's agents and runs, an agent's runs "
         "(false: the exact scope only)",
@@ -121,12 +141,12 @@ class _RecallRequest(BaseModel):
         '(e.g. {"topic": "work"}); a key no message has gives an empty result',
     )
     session: str | None = Field(None, min_length=1, max_length=256, description="only this session's messages")
-    since: str | int | float | None = Field(
+    since: TimeValue | None = Field(
         None,
         description="only messages at or after this time (ISO 8601 or Unix seconds/ms); messages without a "
         "known time are left out when since or until is given",
     )
-    until: str | int | float | None = Field(
+    until: TimeValue | None = Field(
         None, description="only messages at or before this time (ISO 8601 or Unix seconds/ms)"
     )
 

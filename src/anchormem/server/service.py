@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated
+from functools import partial
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
+from anchormem.ingest.pipeline import Progress
 from anchormem.memory import Memory
 from anchormem.server.errors import ApiError
+from anchormem.server.gate import Gates
 from anchormem.server.jobs import JobManager
 from anchormem.server.keys import ApiKey, KeyRing
 from anchormem.wire.args import ScopeArgs
@@ -17,15 +22,36 @@ from anchormem.wire.scopes import NO_USER, NO_USER_IN_PATH
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
 DEFAULT_BACKGROUND_TURNS = 200
+DEFAULT_FOREGROUND_TURNS = 200
+T = TypeVar("T")
 
 
 @dataclass
 class Service:
+    """``background_turns``: an add of more turns runs as a job unless it says ``background``;
+    ``foreground_turns``: the most an add with ``background: false`` may hold (more is refused)."""
+
     memory: Memory
     keys: KeyRing
     jobs: JobManager = field(default_factory=JobManager)
     max_body: int = DEFAULT_MAX_BODY
     background_turns: int = DEFAULT_BACKGROUND_TURNS
+    foreground_turns: int = DEFAULT_FOREGROUND_TURNS
+
+    @property
+    def gates(self) -> Gates:
+        return self.jobs.gates
+
+    async def read(self, key: str, fn: Callable[[], T]) -> T:
+        """``fn()`` in a worker thread when one of memory ``key``'s read turns is free."""
+        async with self.gates.read(key):
+            return await run_in_threadpool(fn)
+
+    async def write(self, key: str, fn: Callable[[Progress | None], T]) -> T:
+        """``fn(progress)`` in a worker thread when memory ``key``'s write turn comes, paced
+        (:mod:`anchormem.server.gate`): ``progress`` is the turn's pacer, for a long write's steps."""
+        async with self.gates.write(key) as turn:
+            return await run_in_threadpool(turn.timed(partial(fn, turn.pacer())))
 
 
 def get_service(request: Request) -> Service:

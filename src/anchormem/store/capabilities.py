@@ -11,7 +11,8 @@ A backend implements :class:`Store`; each protocol here is optional. The layers 
 - :class:`AnnIndex`: an approximate-nearest-neighbour index of a scope's facts (PostgreSQL's HNSW through
   pgvector). A big scope is then searched through it with its vectors left in the store
   (:mod:`anchormem.index.ann`).
-- :class:`Located` (where the store is: a file, or a URL) and :class:`Checkable` (a read-only check of the
+- :class:`Located` (where the store is: a file, or a URL), :class:`ServedAt` (a server store's URL) and
+  :class:`Checkable` (a read-only check of the
   store's invariants, ``anchormem maintenance check``).
 
 :class:`~anchormem.store.sql.core.SQLStore` (SQLite and PostgreSQL) offers every one but :class:`AnnIndex`,
@@ -92,6 +93,13 @@ class Located(Protocol):
 
     @property
     def path(self) -> str: ...
+
+
+@runtime_checkable
+class ServedAt(Protocol):
+    """A store on a database server: the URL it was opened with."""
+
+    url: str
 
 
 @runtime_checkable

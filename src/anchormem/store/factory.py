@@ -21,6 +21,19 @@ def is_postgres_url(location: str) -> bool:
     return bool(_PG.match(location))
 
 
+def sqlite_file(location: str) -> Path | None:
+    """The SQLite file ``location`` names, or None (a PostgreSQL URL, an in-memory store, another scheme)."""
+    if is_postgres_url(location):
+        return None
+    if location.startswith("sqlite:///"):
+        location = location[len("sqlite:///") :]
+    elif _SCHEME.match(location):
+        return None
+    if location in ("", ":memory:"):
+        return None
+    return Path(location).expanduser()
+
+
 def open_store(location: str) -> Store:
     """``location``: a file path, ``sqlite:///path`` (``:memory:`` for a throwaway store), or a
     ``postgresql://user:password@host:port/dbname`` URL (libpq syntax, e.g. ``?host=/socket/dir``), or a URL

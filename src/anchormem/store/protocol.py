@@ -24,7 +24,7 @@ Matrix = npt.NDArray[np.float32]
 @dataclass(frozen=True)
 class ExtractionState:
     context_id: str
-    status: str  # "pending" | "done" | "failed"
+    status: str  # "pending" | "done" | "failed" | "batch" (provisional anchors; the LLM's answer is awaited)
     error: str | None = None
     attempts: int = 0
     ungrounded: int = 0  # extracted facts its text did not support (see anchormem.ingest.grounding)
@@ -40,6 +40,8 @@ class Counts:
     facts: int = 0
     events: int = 0
     pending: int = 0  # contexts whose extraction has not run
+    batch: int = 0  # contexts whose extraction waits for a batch answer (searchable by provisional anchors)
+    unlinked: int = 0  # facts not yet seeds of the event graph (their events are still to be formed)
     failed: int = 0  # contexts whose extraction failed
     ungrounded: int = 0  # summed over the contexts (see ExtractionState.ungrounded)
 
@@ -52,6 +54,9 @@ class Extraction:
     facts: Sequence[Fact]
     vectors: Matrix
     ungrounded: int = 0  # facts the LLM gave that the context did not support (dropped or kept)
+    # "done": the context's facts; "batch": provisional anchors while its extraction waits for a batch answer
+    # (stored linked, so no event forms on them; the context's next "done" extraction replaces them)
+    status: str = "done"
 
 
 @dataclass(frozen=True)
@@ -204,6 +209,23 @@ class Store(Protocol):
 
     def release_request(self, owner: str, key: str) -> None:
         """Drop an unanswered claim (the request failed), so a retry with the key runs again."""
+        ...
+
+    # keyed hashes of deleted turns (anchormem.lifecycle.forgotten): never words, never turn ids
+    def meta_once(self, key: str, value: str) -> str:
+        """``meta[key]``: set to ``value`` unless any process set it first; the stored value is returned."""
+        ...
+
+    def forget(self, scope: Scope, hashes: Sequence[str]) -> None:
+        """Remember ``hashes`` (of deleted turns) for ``scope``; kept when the scope's records are deleted."""
+        ...
+
+    def unforget(self, scope: Scope, hashes: Sequence[str]) -> None:
+        """Drop ``hashes`` from what ``scope`` remembers (those turns were added again on purpose)."""
+        ...
+
+    def forgotten(self, scope: Scope, hashes: Sequence[str]) -> set[str]:
+        """Which of ``hashes`` ``scope`` remembers as deleted."""
         ...
 
     def transaction(self, scope: Scope) -> AbstractContextManager[None]:

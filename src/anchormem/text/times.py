@@ -20,6 +20,8 @@ from anchormem.wire.validation import check_label
 
 _DIGITS = re.compile(r"^-?\d+(\.\d+)?$")
 _ISO_START = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_ISO_FIELDS = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?")
+_EXPANDED_YEAR = re.compile(r"^[+-]\d{4,}-\d{2}-\d{2}")  # ISO 8601's expanded years: +275760-09-13
 MS_FROM = 100_000_000_000  # a Unix time at or above this is in milliseconds (year 5138 in seconds)
 _LATEST = 253_402_300_799  # 9999-12-31T23:59:59Z
 
@@ -90,12 +92,32 @@ def _parse_exact(value: object, field: str, place: str) -> datetime | None:
             raise InputError(f"{place}: '{field}' {value!r} is not a Unix time between 1970 and 9999")
         return datetime.fromtimestamp(seconds, tz=UTC)
     text = str(value).strip()
+    if _EXPANDED_YEAR.match(text):
+        raise InputError(f"{place}: '{field}' {_short(text)} is not a date between the years 1 and 9999")
     if not _ISO_START.match(text):
         return None
     try:
         return datetime.fromisoformat(text)
     except ValueError:
-        return None
+        _check_fields(text, field, place)
+        return None  # a valid date followed by other words ("2023-05-08 13:56 UTC"): free text
+
+
+def _check_fields(text: str, field: str, place: str) -> None:
+    """An :class:`InputError` when the date (and time) ``text`` starts with does not exist:
+    ``2024-01-01T25:00``, ``2024-02-30``."""
+    found = _ISO_FIELDS.match(text)
+    if found is None:
+        return
+    year, month, day, hour, minute, second = (int(p) if p is not None else 0 for p in found.groups())
+    try:
+        datetime(year, month, day, hour, minute, second)
+    except ValueError as exc:
+        raise InputError(f"{place}: '{field}' {_short(text)} is not a valid date or time ({exc})") from None
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:39] + "…")
 
 
 def _naive(moment: datetime) -> datetime:

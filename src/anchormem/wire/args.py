@@ -65,8 +65,16 @@ class SearchArgs(ScopeArgs, total=False):
     until: TimeBound | None
 
 
+class AddArgs(ScopeArgs, total=False):
+    """What ``add`` takes beside its source: a scope, and ``readd`` (store messages a delete removed before;
+    default ``False``: they are skipped) (see :meth:`Memory.add <anchormem.memory.Memory.add>`)."""
+
+    readd: bool
+
+
 SCOPE_KEYS = frozenset(ScopeArgs.__optional_keys__)
 SEARCH_KEYS = frozenset(SearchArgs.__optional_keys__)
+ADD_KEYS = frozenset(AddArgs.__optional_keys__)
 
 
 def scope_ids(args: Mapping[str, Any], method: str, allowed: frozenset[str] = SCOPE_KEYS) -> tuple[Any, Any, Any]:

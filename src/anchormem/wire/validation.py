@@ -11,6 +11,7 @@ dates, scope ids) also refuse control characters such as CR and LF, and are shor
 
 from __future__ import annotations
 
+import json
 import math
 import unicodedata
 from collections.abc import Collection, Mapping
@@ -34,6 +35,10 @@ MAX_INT = 2**31 - 1
 """Positions and attempt counts (a 32-bit column)."""
 MAX_COUNT = 2**63 - 1
 """Usage counters (a 64-bit column)."""
+MAX_DEPTH = 16
+"""How deeply a JSON value (a message's metadata, an imported record's field) may nest: lists and objects
+inside lists and objects. Deeper values are refused where they come in, so nothing that reads a stored value
+back (listings, export, the CLI) ever recurses without bound."""
 
 
 def bad_character(value: str) -> str | None:
@@ -103,10 +108,20 @@ def check_number(value: object, name: str, place: str) -> float:
     return float(value)
 
 
+def check_bool(value: object, name: str, place: str | None = None) -> bool:
+    """A real boolean: ``True`` or ``False``. The strings ``"false"``, ``"no"``, ``"0"``, numbers and lists are
+    refused, never read as true or false."""
+    if not isinstance(value, bool):
+        where = f"{place}: " if place else ""
+        raise InputError(f"{where}'{name}' must be true or false (a boolean), got {type(value).__name__} {value!r:.40}")
+    return value
+
+
 def check_json(value: object, name: str, place: str, depth: int = 0) -> None:
-    """A JSON value whose strings (keys included) can be stored and whose numbers are finite."""
-    if depth > 16:
-        raise InputError(f"{place}: '{name}' is nested too deeply")
+    """A JSON value whose strings (keys included) can be stored, whose numbers are finite and which nests at
+    most :data:`MAX_DEPTH` levels deep."""
+    if depth > MAX_DEPTH:
+        raise InputError(f"{place}: '{name}' is nested more than {MAX_DEPTH} levels deep")
     if isinstance(value, str):
         check_text(value, name, place, empty=True)
     elif isinstance(value, float) and not math.isfinite(value):
@@ -115,13 +130,34 @@ def check_json(value: object, name: str, place: str, depth: int = 0) -> None:
         raise InputError(f"{place}: '{name}' holds an integer out of range")
     elif isinstance(value, Mapping):
         for key, item in value.items():
+            if not isinstance(key, str):
+                raise InputError(f"{place}: '{name}' keys must be strings, got {type(key).__name__}")
             check_text(key, name, place, empty=True)
             check_json(item, name, place, depth + 1)
     elif isinstance(value, (list, tuple)):
         for item in value:
             check_json(item, name, place, depth + 1)
     elif value is not None and not isinstance(value, (bool, int, float)):
-        raise InputError(f"{place}: '{name}' holds a {type(value).__name__}, not JSON")
+        raise InputError(
+            f"{place}: '{name}' must hold only JSON values (strings, numbers, true/false, null, lists, objects), "
+            f"not a {type(value).__name__}"
+        )
+
+
+def check_metadata(value: object, place: str, *, limit: int = MAX_TEXT_CHARS) -> dict[str, Any] | None:
+    """A message's (or an imported turn's) ``metadata``: absent, or a JSON object with string keys, at most
+    :data:`MAX_DEPTH` levels deep, without NUL bytes or lone surrogates in any key or value, and at most
+    ``limit`` characters as JSON. Returns a plain copy (``dict``/``list`` only)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise InputError(f"{place}: 'metadata' must be an object, got {type(value).__name__}")
+    check_json(value, "metadata", place)  # bounded depth first: nothing below recurses past MAX_DEPTH
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    if len(text) > limit:
+        raise InputError(f"{place}: 'metadata' is {len(text):,} characters as JSON; the limit is {limit:,}")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
 
 
 def check_turn_count(count: int, place: str, limit: int | None) -> None:

@@ -18,6 +18,11 @@ anchors are near each other or linked by an event: :mod:`anchormem.search.rerank
 
 Time is the session's date as stored (:func:`anchormem.text.dates.parse_when`); where no date can be read,
 conversation order stands in for it.
+
+On the LLM path (candidates with LLM-extracted facts) both the stage and the marks come from the supersession
+links that event integration recorded instead (:mod:`anchormem.search.rerank.supersession`): the latest statement is
+the one whose fact supersedes another candidate's, and a context is ``earlier`` only when a returned
+context's fact supersedes its own.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.search.rerank.own_words import statements
 from anchormem.search.rerank.stage import FLOOR, Candidates
 from anchormem.search.rerank.subject import Subjects
+from anchormem.search.rerank.supersession import links, on_llm_path
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,8 @@ def latest_of_subject(candidates: Candidates) -> list[int]:
     peak = max((float(relevance[r]) for r in candidates.rows), default=0.0)
     strong = [r for r in candidates.rows if float(relevance[r]) >= FLOOR * peak and peak > 0]
     strong = statements(candidates, strong)
+    if on_llm_path(candidates.snapshot, strong):
+        return links(candidates.snapshot, strong, candidates.subjects.best_fact).latest(strong)
     dated = compared(candidates.snapshot, candidates.subjects, strong)
     return [row for row in strong if dated[row][0] and not dated[row][1]]
 
@@ -119,8 +127,15 @@ def mark_dates(candidates: Candidates, rows: Sequence[int]) -> dict[int, tuple[b
     when no returned row on its subject comes from another session. Only the rows that can state the answer
     to the query are compared (:func:`anchormem.search.rerank.own_words.statements`); the others stay None."""
     compared_rows = statements(candidates, rows)
-    dated = compared(candidates.snapshot, candidates.subjects, compared_rows)
     out: dict[int, tuple[bool | None, tuple[int, ...]]] = {row: (None, ()) for row in rows}
+    if on_llm_path(candidates.snapshot, compared_rows):
+        found = links(candidates.snapshot, compared_rows, candidates.subjects.best_fact)
+        for row in compared_rows:
+            newer = tuple(sorted(found.newer.get(row, frozenset())))
+            if newer or found.older.get(row):
+                out[row] = (not newer, newer)
+        return out
+    dated = compared(candidates.snapshot, candidates.subjects, compared_rows)
     for row in compared_rows:
         older, newer = dated[row]
         out[row] = (None, ()) if not older and not newer else (not newer, newer)

@@ -90,10 +90,10 @@ class SQLBase:
             yield
 
     def _grew(self, cur: Cursor, table: str, added: int) -> None:
-        """After a write added ``added`` rows to ``table``: when they are many, refresh the planner's statistics
-        inside the transaction. A table filled in one transaction (an import, a first big add) otherwise still
-        looks empty to PostgreSQL's planner, which then answers each update by id through the scope's status or
-        sequence index, one scan of the whole scope per row: an import of 50,000 turns did not finish in 15
+        """After a write added (or changed) ``added`` rows of ``table``: when they are many, refresh the planner's
+        statistics inside the transaction. A table filled in one transaction (an import, a first big add) otherwise
+        still looks empty to PostgreSQL's planner, which then answers each update by id through the scope's status
+        or sequence index, one scan of the whole scope per row: an import of 50,000 turns did not finish in 15
         minutes. ``ANALYZE`` sees the transaction's own rows and costs a sample of them."""
         if self.dialect.analyze is not None and added >= ANALYZE_AFTER:
             cur.execute(self.dialect.analyze.format(table=table))

@@ -63,7 +63,7 @@ def changes_since(store: LoggedStore, scope: Scope, version: int, until: int) ->
                 facts=tuple(Fact(*r[:4]) for r in fact_rows),
                 fact_vectors=store._matrix([r[4] for r in fact_rows]),
                 events=tuple(codec.events(event_rows)),
-                event_vectors=store._matrix([r[4] for r in event_rows]),
+                event_vectors=store._matrix([r[codec.EVENT_VECTOR] for r in event_rows]),
                 removed_contexts=a.removed_contexts,
                 removed_facts=a.removed_facts,
                 removed_events=a.removed_events,

@@ -12,10 +12,12 @@ from typing import Any
 from anchormem.model import Context, Event, Turn, Usage
 from anchormem.store.sql.dialect import decoder
 from anchormem.store.sql.keys import SCOPE_COLUMNS
+from anchormem.wire.serialize import stored_json
 
 TURN_COLUMNS = "id, session, position, speaker, text, timestamp, image_caption, time_given, metadata"
 CONTEXT_COLUMNS = "id, session, position, turn_ids, date, text, offsets"
-EVENT_COLUMNS = "id, text, fact_ids, source"
+EVENT_COLUMNS = "id, text, fact_ids, source, supersedes"
+EVENT_VECTOR = 5  # the vector's place in a row of ``EVENT_COLUMNS, vector``
 # the usage table's columns, and the Usage field each holds ("seconds" is the summed call time)
 USAGE = (
     "calls",
@@ -50,7 +52,7 @@ def turn_row(t: Turn, now: float) -> tuple[object, ...]:
 @decoder
 def turn(row: Sequence[Any]) -> Turn:
     tid, session, position, speaker, text, timestamp, caption, given, meta = row
-    metadata = json.loads(meta) if meta is not None else None
+    metadata = stored_json(meta) if meta is not None else None
     return Turn(tid, session, position, speaker, text, timestamp, caption, given, metadata)
 
 
@@ -91,9 +93,20 @@ def contexts(rows: Sequence[Sequence[Any]]) -> list[Context]:
         return [context(r) for r in rows]
 
 
+def supersedes_text(e: Event) -> str | None:
+    """The ``supersedes`` column of an event (NULL when it has no links)."""
+    return json.dumps([list(link) for link in e.supersedes], ensure_ascii=False) if e.supersedes else None
+
+
+def _links(text: str | None) -> tuple[tuple[str, str, str], ...]:
+    if not text:
+        return ()
+    return tuple((str(a), str(b), str(k)) for a, b, k in json.loads(text))
+
+
 @decoder
 def event(r: Sequence[Any]) -> Event:
-    return Event(id=r[0], text=r[1], fact_ids=tuple(json.loads(r[2])), source=r[3])
+    return Event(id=r[0], text=r[1], fact_ids=tuple(json.loads(r[2])), source=r[3], supersedes=_links(r[4]))
 
 
 def events(rows: Sequence[Sequence[Any]]) -> list[Event]:
@@ -105,7 +118,10 @@ def events(rows: Sequence[Sequence[Any]]) -> list[Event]:
             raise ValueError("the fact id lists do not match the rows")
     except (ValueError, TypeError):
         return [event(r) for r in rows]
-    return [Event(id=r[0], text=r[1], fact_ids=tuple(ids), source=r[3]) for r, ids in zip(rows, lists, strict=True)]
+    return [
+        Event(id=r[0], text=r[1], fact_ids=tuple(ids), source=r[3], supersedes=_links(r[4]) if r[4] else ())
+        for r, ids in zip(rows, lists, strict=True)
+    ]
 
 
 @decoder

@@ -53,6 +53,16 @@ def delete_records(
     return {"turns": turns, "contexts": contexts, "facts": facts, "events": events}
 
 
+def provisional_facts(cur: Cursor, key: ScopeKey, context_ids: Sequence[str]) -> list[str]:
+    """Delete the provisional anchors of these contexts (``source = 'provisional'``, held while their batch
+    answer was awaited; no event is built on them); returns their ids."""
+    d = cur.dialect
+    sql = f"SELECT id FROM facts WHERE {SCOPE} AND source = 'provisional' AND context_id {d.in_ids}"
+    ids = [r[0] for r in cur.execute(sql, (*key, d.id_list(list(dict.fromkeys(context_ids))))).fetchall()]
+    _delete(cur, "facts", "id", key, ids)
+    return ids
+
+
 def delete_scope(cur: Cursor, key: ScopeKey) -> dict[str, int]:
     counts = {t: max(0, cur.execute(f"DELETE FROM {t} WHERE {SCOPE}", key).rowcount) for t in TABLES}
     d = cur.dialect

@@ -66,6 +66,13 @@ CREATE TABLE changes ({_SCOPE_COLS}, version BIGINT NOT NULL, entry TEXT NOT NUL
     PRIMARY KEY ({_SCOPE_KEY}, version));
 """
 
+# keyed hashes of deleted turns, so a re-sent history stores nothing of them (anchormem.lifecycle.forgotten)
+_FORGOTTEN = f"""
+CREATE TABLE forgotten ({_SCOPE_COLS}, hash TEXT NOT NULL, PRIMARY KEY ({_SCOPE_KEY}, hash));
+"""
+# which fact of an event supersedes which (JSON [[newer, older, kind], ...]; NULL: none), from LLM integration
+_SUPERSEDES = "ALTER TABLE events ADD COLUMN supersedes TEXT;"
+
 SQLITE_MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_initial",
@@ -113,6 +120,8 @@ CREATE INDEX history_scope ON history ({_SCOPE_KEY}, seq);
     ),
     ("0010_event_facts_by_fact", _EVENTS_BY_FACT),
     ("0011_changes", _CHANGES),
+    ("0012_forgotten", _FORGOTTEN),
+    ("0013_supersedes", _SUPERSEDES),
 ]
 
 PG_MIGRATIONS: list[tuple[str, str]] = [
@@ -179,6 +188,8 @@ $$;
     ("0009_narrow_reads", _NARROW_INDEXES.format(key=_SCOPE_KEY, seq=", seq")),
     ("0010_event_facts_by_fact", _EVENTS_BY_FACT),
     ("0011_changes", _CHANGES),
+    ("0012_forgotten", _FORGOTTEN),
+    ("0013_supersedes", _SUPERSEDES),
 ]
 
 

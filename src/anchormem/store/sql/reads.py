@@ -45,17 +45,20 @@ def _tally(status: str) -> str:
 
 COUNTS = (
     f"SELECT {_count('turns')}, {_count('turns', 'COUNT(DISTINCT session)')}, {_count('facts')}, "
-    f"{_count('events')}, COUNT(*), {_tally('pending')}, {_tally('failed')}, COALESCE(SUM(ungrounded), 0) "
+    f"{_count('events')}, COUNT(*), {_tally('pending')}, {_tally('failed')}, COALESCE(SUM(ungrounded), 0), "
+    f"{_tally('batch')}, {_count('facts', 'COALESCE(SUM(CASE WHEN linked THEN 0 ELSE 1 END), 0)')} "
     f"FROM contexts WHERE {SCOPE}"
 )
-"""One row: turns, sessions, facts, events, contexts, pending, failed, ungrounded; parameters: the key 5 times."""
+"""One row: turns, sessions, facts, events, contexts, pending, failed, ungrounded, batch, unlinked facts;
+parameters: the key 6 times."""
 
 
 def counts_params(key: ScopeKey) -> tuple[str, ...]:
-    return key * 5
+    return key * 6
 
 
-_COUNTED = ("turns", "sessions", "facts", "events", "contexts", "pending", "failed", "ungrounded")  # the row's order
+# the columns of a counts row, in order
+_COUNTED = ("turns", "sessions", "facts", "events", "contexts", "pending", "failed", "ungrounded", "batch", "unlinked")
 
 
 def counts(row: Sequence[Any]) -> Counts:
