@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from anchormem.llm.fake_server import FakeOpenAIServer
+from bench.fake_server import FakeOpenAIServer
 
 from anchormem.config import Settings
 from anchormem.memory import Memory

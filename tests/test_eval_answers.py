@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from anchormem.llm.fake_server import FakeOpenAIServer
+from bench.fake_server import FakeOpenAIServer
 
 from anchormem.cli.main import main
 from anchormem.errors import InputError

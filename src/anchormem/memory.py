@@ -3,7 +3,7 @@ ingest lives in :mod:`anchormem.ingest`, search in :mod:`anchormem.search`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -18,7 +18,7 @@ from anchormem.ingest.batched import BatchImport, BatchIngest
 from anchormem.ingest.ingester import Ingester, PendingAdd
 from anchormem.ingest.pipeline import Progress
 from anchormem.ingest.snapshot_facts import snapshot_facts
-from anchormem.ingest.sources import Conversation, read_source
+from anchormem.ingest.sources import Source, read_source
 from anchormem.lifecycle.full_disk import delete_on_full_disk
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.lifecycle.manager import Lifecycle
@@ -47,18 +47,6 @@ from anchormem.wire.args import ADD_KEYS, SEARCH_KEYS, AddArgs, Record, RecordsR
 from anchormem.wire.scopes import scope_of
 from anchormem.wire.validation import check_bool, check_label
 
-Source = str | Mapping[str, Any] | Sequence[Mapping[str, Any]] | Conversation | Path
-"""What ``add`` takes:
-
-- a list of messages: dicts with ``role``/``content`` (OpenAI's shape, content parts included, optional ``name``)
-  or ``speaker``/``text``, and optional ``id``, ``session``, ``metadata`` (a JSON object), ``image_caption`` and a
-  time (``timestamp``, ``created_at`` or ``time``: ISO 8601, Unix seconds or milliseconds, or free text);
-- one such message dict, or a plain string (one message of role ``user``; never read as a file path);
-- a :class:`Conversation`, or a :class:`~pathlib.Path` to a JSON/JSONL message list or a LoCoMo file of one
-  conversation (a sample of several, and precomputed facts: :mod:`anchormem.eval.locomo`).
-
-A message without an ``id`` gets one from its session, speaker, text, time as given and its occurrence among
-identical messages of the call, so sending the same messages again adds nothing new (``docs/messages.md``)."""
 __all__ = ["RECORD_KINDS", "Memory", "PendingAdd", "Record", "RecordKind", "Source"]
 
 
@@ -113,8 +101,6 @@ class Memory(Closeable):
         """The LLM (the given one, else the configured one), or ``None`` when none is configured."""
         return self._parts.llm
 
-    # -- ingest ------------------------------------------------------------------------------------------
-
     def add(
         self,
         source: Source | PendingAdd,
@@ -145,9 +131,8 @@ class Memory(Closeable):
     def batch_import(
         self, path: str | Path, *, progress: Progress | None = None, **scope: Unpack[ScopeArgs]
     ) -> BatchImport:
-        """Read a Batch API results file and derive what its answers allow in every memory with work waiting
-        (a scope narrows it): facts, then events once every context has its facts. Unusable lines are reported
-        by number in ``BatchImport.results``, never applied; safe to repeat (``docs/batch.md``)."""
+        """Read a Batch API results file and derive what its answers allow in every memory with work waiting (a
+        scope narrows it); unusable lines are reported, never applied; safe to repeat (``docs/batch.md``)."""
         scopes = [self._scope(scope, "batch_import")] if any(v is not None for v in scope.values()) else None
         return self._batch.import_results(path, scopes, progress)
 
@@ -159,8 +144,6 @@ class Memory(Closeable):
         checked = self._scope(options, "add", ADD_KEYS)
         readd = check_bool(options.get("readd", False), "readd", "add")
         return PendingAdd(checked, read_source(source, max_turns=max_turns).turns, None, readd)
-
-    # -- query -------------------------------------------------------------------------------------------
 
     def snapshot(self, scope: Scope) -> ScopeSnapshot:
         """The scope's memory as retrieval sees it (cached until the scope changes)."""
@@ -174,11 +157,9 @@ class Memory(Closeable):
         return self._searcher.search(query, max_contexts, options)
 
     def answer(self, question: str, *, reader: LLM | None = None, **options: Unpack[SearchArgs]) -> Answer:
-        """Answer from memory with the reader LLM (``reader``, else the configured LLM);
-        the answer cites the turn ids it drew on (when the reader cites none it was shown, the turns whose
-        words the answer uses; ``Answer.citation`` says which, or ``none``). The memories are those
-        :meth:`search` returns for the same scope, ``include_subscopes`` and filters. The reader's usage is
-        stored for the scope (phase ``answering`` of :meth:`stats`)."""
+        """Answer from what :meth:`search` returns, with the reader LLM (``reader``, else the configured one),
+        citing the turns drawn on (``Answer.citation`` says how they were found); its usage is stored for the
+        scope (phase ``answering``)."""
         scope = self._scope(options, "answer", SEARCH_KEYS)
         llm = reader or self._parts.require_llm("answering")
         memories = self.search(question, **options)
@@ -208,10 +189,8 @@ class Memory(Closeable):
 
     @property
     def records(self) -> RecordsReader:
-        """``records(kind, *, user_id=None, agent_id=None, run_id=None)``: the records of one kind named at
-        run time (``turns``, ``contexts``, ``facts`` or ``events``), for shells that take the kind as
-        input; code that knows the kind calls :meth:`turns`, :meth:`contexts`, :meth:`facts` or
-        :meth:`events`."""
+        """``records(kind, **scope)``: the records of a kind named at run time (``turns``, ``contexts``, ``facts``
+        or ``events``), for shells that take the kind as input."""
         return self._records_of
 
     def _records_of(self, kind: str, **scope: Unpack[ScopeArgs]) -> list[Any]:
@@ -230,8 +209,6 @@ class Memory(Closeable):
         return self.store.scopes()
 
     _scope = staticmethod(scope_of)
-
-    # -- lifecycle: edit, forget, history, export, import -----------------------------------------------
 
     def update(self, turn_id: str, text: str, **scope: Unpack[ScopeArgs]) -> UpdateReport:
         """Replace the text of one stored turn and re-derive what came from it, as a delete of the old words
