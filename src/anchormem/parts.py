@@ -7,9 +7,10 @@ settings say what to open. Nothing is opened before it is needed.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 from anchormem.config import Settings
 from anchormem.embed.factory import open_embedder
@@ -60,19 +61,20 @@ class Parts:
 
     @property
     def store(self) -> Store:
-        if self._store is None:
-            with self._opening:
-                if self._store is None:
-                    self._store = open_store(self.settings.store_location)
-        return self._store
+        store = self._store
+        return store if store is not None else self._open_once("_store", self.settings.store_location, open_store)
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            with self._opening:
-                if self._embedder is None:
-                    self._embedder = open_embedder(self.settings.embed)
-        return self._embedder
+        embedder = self._embedder
+        return embedder if embedder is not None else self._open_once("_embedder", self.settings.embed, open_embedder)
+
+    def _open_once(self, attribute: str, what: Any, opener: Callable[[Any], Any]) -> Any:
+        """``opener(what)`` kept in ``attribute``, opened by one thread only (the others wait for it)."""
+        with self._opening:
+            if getattr(self, attribute) is None:
+                setattr(self, attribute, opener(what))
+            return getattr(self, attribute)
 
     @property
     def store_file(self) -> Path | None:

@@ -8,15 +8,14 @@ then its file is vacuumed), and the store file's free pages and WAL (``Store.scr
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from anchormem.errors import LLMError, NotFoundError, StoreError
+from anchormem.errors import LLMError, NotFoundError
 from anchormem.lifecycle import forgotten
 from anchormem.llm.batch import BatchLLM
-from anchormem.llm.cache import CachedLLM, forget_in_file
+from anchormem.llm.cache import CachedLLM, forget_in_file, scrub_file
 from anchormem.model import DeleteReport, IngestReport, Scope
 from anchormem.parts import BatchStoreFile
 from anchormem.store import cascade
@@ -150,7 +149,7 @@ def forget_cached(cache: object | None, texts: Iterable[str]) -> int:
     n = sum(int(forget(text)) for text in unique)
     path = getattr(cache, "path", None)
     if n and isinstance(path, Path) and path.exists():
-        vacuum(path)
+        scrub_file(path)
     return n
 
 
@@ -161,20 +160,6 @@ class _NoLLM:
 
     def complete(self, messages: Any, params: Any = None) -> Any:
         raise LLMError("no LLM is configured")
-
-
-def vacuum(path: Path) -> None:
-    """Rewrite an SQLite file without its free pages and truncate its WAL."""
-    try:
-        db = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
-        try:
-            db.execute("PRAGMA busy_timeout = 30000")
-            db.execute("VACUUM")
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        finally:
-            db.close()
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot scrub the LLM response cache {path}: {exc}") from exc
 
 
 def scopes_under(store: Store, user_id: str, agent_id: str | None, run_id: str | None) -> list[Scope]:

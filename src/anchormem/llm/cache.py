@@ -115,7 +115,7 @@ class CachedLLM(Closeable):
         without the freed pages and truncate its WAL, so the words leave the disk; how many were dropped."""
         n = sum(self.forget_containing(text) for text in _unique(texts))
         if n and self._path.exists():
-            _vacuum(self._path)
+            scrub_file(self._path)
         return n
 
     def clear(self) -> int:
@@ -209,8 +209,9 @@ def count_holding(path: Path, texts: Iterable[str]) -> int:
     return len(keys)
 
 
-def _vacuum(path: Path) -> None:
-    """Rewrite the cache file without its free pages and truncate its WAL."""
+def scrub_file(path: Path) -> None:
+    """Rewrite an SQLite file of responses (this cache's, or a batch store's) without its free pages and
+    truncate its WAL."""
     try:
         db = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
         try:
