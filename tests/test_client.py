@@ -74,6 +74,8 @@ def test_client_results_equal_the_local_memory(client: Client, memory: Memory) -
 
 def test_get_rebuilds_the_record_type_from_its_id(client: Client, memory: Memory) -> None:
     fill(client)
+    again = [(who, said.replace(",", ";", 1)) for who, said in SESSION_1[2:3]]  # said again: an offline event
+    client.add(messages(again, session="3"), user_id="alice")
     for record in (
         memory.turns(user_id="alice")[0],
         memory.contexts(user_id="alice")[0],

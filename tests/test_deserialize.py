@@ -33,6 +33,8 @@ def roundtrip(value: Any, kind: Any) -> Any:
 def test_every_result_survives_json(memory: Memory) -> None:
     added = memory.add(messages(SESSION_1, session="1"), user_id="u")
     memory.add(messages(SESSION_2, session="2"), user_id="u")
+    again = [("Ana", "I am painting a portrait of Pico for my grandmother!")]  # said again: an offline event
+    memory.add(messages(again, session="3"), user_id="u")
     assert roundtrip(added, IngestReport) == added
     result = memory.search("Pico's portrait", user_id="u", max_contexts=1)  # events add to one context
     assert result.contexts and result.events

@@ -32,6 +32,9 @@ QUERY = "What is the name of Ana's dog?"
 def filled(memory: Memory) -> Memory:
     memory.add(messages(SESSION_1, session="1"), user_id="alice")
     memory.add(messages(SESSION_2, session="2"), user_id="alice")
+    # Ana says again where Pico likes to walk: an offline event joins two messages apart
+    again = [("Ana", "Pico loves the beach; we walked along the coast this morning.")]
+    memory.add(messages(again, session="3"), user_id="alice")
     return memory
 
 

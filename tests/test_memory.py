@@ -272,8 +272,10 @@ def test_stats_count_what_the_records_hold_after_adds_updates_and_deletes(memory
 
 
 def test_get_reads_one_record_of_each_kind(memory: Memory) -> None:
-    memory.add(messages(SESSION_1, "1"), user_id="ana")
-    memory.add(messages(SESSION_2, "2"), user_id="ben")
+    # each says one thing again in a later session: an offline event joins two messages apart
+    again = [(who, said.replace(",", ";", 1)) for who, said in (SESSION_1[2], SESSION_2[0])]
+    memory.add(messages(SESSION_1, "1") + messages(again[:1], "3", "2024-04-01 10:00"), user_id="ana")
+    memory.add(messages(SESSION_2, "2") + messages(again[1:], "3", "2024-04-01 10:00"), user_id="ben")
     for kind in ("turns", "contexts", "facts", "events"):
         records = memory.records(kind, user_id="ana")
         assert records, kind

@@ -133,12 +133,13 @@ def passage_hits() -> tuple[ContextHit, ...]:
     return ContextHit(b, 0.9, rank=1), ContextHit(a, 0.5, rank=2)
 
 
-def test_a_passage_shows_itself_marked_as_a_part_and_siblings_stay_two_pieces() -> None:
+def test_a_passage_shows_itself_marked_as_a_part_and_siblings_stay_two_pieces_under_one_header() -> None:
     hits = passage_hits()
     block = SearchResult("night train", hits, (), reading_order=(1, 0)).prompt()
     assert '[#2] Assistant (part 2 of 2): "…Second paragraph' in block.text
     assert '[#2] Assistant (part 1 of 2): "First paragraph' in block.text
-    assert block.text.count("## ") == 2, "two passages of one message are two pieces: no merge"
+    assert block.text.count("(part ") == 2, "two passages of one message are two pieces"
+    assert block.text.count("## ") == 1, "under one header: the message's header is not repeated"
     assert block.turn_ids == (GEN[0], GEN[1], GEN[2])
     best = SearchResult("night train", hits[:1], ()).prompt()
     assert "First paragraph" not in best.text and best.turn_ids == (GEN[1], GEN[2]), "not the whole essay"
@@ -149,7 +150,7 @@ def test_a_passage_shows_itself_marked_as_a_part_and_siblings_stay_two_pieces() 
 def test_generated_ids_are_labelled_readably_and_mapped_back() -> None:
     block = SearchResult("night train", passage_hits(), (), reading_order=(1, 0)).prompt()
     assert "t-0000" not in block.text, "no hash ids in the text"
-    assert "## 2024-02-01 · session 1 · messages #1–#2" in block.text
+    assert "## 2024-02-01 · session 1 · messages #1–#3" in block.text
     assert block.labels == {"#1": GEN[0], "#2": GEN[1], "#3": GEN[2]}
     assert '[#1] User: "How do I get to Vienna?"' in block.text, "a role without a name reads User"
     named = SearchResult("q", passage_hits(), ()).as_prompt(names={"user": "Maya"})
@@ -203,7 +204,7 @@ def test_tools_cite_generated_ids_as_they_are_without_hash_ranges_in_headers() -
     block = render_block(result, cite_ids=True)
     assert f'[{GEN[0]}] User: "How do I get to Vienna?"' in block.text and block.labels == {}
     heads = [line for line in block.text.splitlines() if line.startswith("## ")]
-    assert heads == ["## 2024-02-01 · session 1 · 2 messages"] * 2, "an id range of hashes says nothing"
+    assert heads == ["## 2024-02-01 · session 1 · 3 messages"], "an id range of hashes says nothing"
     assert as_text(result) == block.text
 
 

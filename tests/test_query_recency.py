@@ -174,8 +174,8 @@ def search(memory: Memory, query: str, contexts: int, recency: bool = True) -> S
     recency rules on or off."""
     snap = memory.snapshot(make_scope("u", None, None))
     settings = replace(memory.settings.retrieval, max_contexts=contexts)
-    if not recency:
-        settings = replace(settings, rerankers=())
+    if not recency:  # the stages that read time left out; the others (who speaks) stay
+        settings = replace(settings, rerankers=tuple(s for s in settings.rerankers if s in ("own-words", "statements")))
     vector, subject_vector = query_vectors(memory.embedder.embed, snap, query)
     return retrieve_with(snap, query, vector, settings, RECIPES["anchormem"], subject_vector)
 

@@ -117,6 +117,9 @@ def test_record_with_its_ties(client: TestClient) -> None:
 
 
 def test_graph_lists_events_with_their_facts_sessions_and_dates(client: TestClient) -> None:
+    again = messages([("Ana", "I am painting a portrait of Pico for my grandmother!")], session="3")
+    r = client.post("/v1/users/alice/memories", json={"messages": again}, headers=A)  # an offline event
+    assert r.status_code == 200, r.text
     events = client.get("/v1/users/alice/memories/events", headers=A).json()
     page = client.get("/v1/users/alice/inspect/graph", params={"limit": 2}, headers=A).json()
     assert page["total"] == events["total"] > 0 and len(page["items"]) == min(2, events["total"])

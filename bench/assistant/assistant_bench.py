@@ -1,7 +1,7 @@
 """Ranking on user/assistant chats, measured the way an agent builder meets it (offline path, no LLM).
 
     PYTHONPATH=src python bench/assistant/assistant_bench.py bench/data/assistant/life_nadia.json ... \
-        [--speakers roles|named] [--variant anchormem] [--json out.json] [--verbose]
+        [--speakers roles|named] [--spelling third|user] [--variant anchormem] [--json out.json] [--verbose]
         [--memory-batch MODEL --memory-dir DIR [--memory-results FILE ...]]
 
 With ``--memory-batch`` the memories are on the LLM path: facts and events MODEL wrote, its requests answered
@@ -11,7 +11,9 @@ DIR/assistant-round-N.jsonl and stops (round 1 the facts, round 2 the events).
 Each chat (LoCoMo layout, ``bench/data/assistant/README.md``) is sent through the public API the way
 agent builders send it: ``role``/``content`` messages with ``created_at`` and ``session`` (``--speakers
 named``: ``speaker``/``text`` with the user's first name and "Assistant", and the questions'
-``question_named``). Every message keeps its ``dia_id`` as its id, so evidence ids name messages.
+``question_named``); ``--spelling user`` asks each question as the user types it: its ``question_user``, else the
+third-person question put in the user's first person ("the user's" -> "my"). Every message keeps its ``dia_id`` as
+its id, so evidence ids name messages.
 
 Per question kind (stable, current, earlier, date, multi) it prints, for the searched recipe and for BM25
 side by side:
@@ -24,6 +26,13 @@ side by side:
 - ``misleading``: an evidence-holding context among the first three is marked ``latest=False`` although it
   holds the current answer (stable and current questions);
 - ``prompt4k``: every evidence message is inside ``as_prompt(max_chars=4000)`` (the turns it shows);
+- ``terms4k``: every answer term of the question (its ``answer_terms``, else the words of its answer of four
+  letters or more found in an evidence message) is inside the text of ``prompt(max_chars=4000)``, beside the
+  same for a block of the message-level search (best messages while 4,000 characters fit);
+- ``msgs4k``: the distinct messages the 4,000-character block shows (mean), and ``ev4k`` the evidence messages;
+- marks: each context marked ``latest``/``earlier`` that holds an evidence message or an outdated one
+  (``previous``/``later``) is judged right or wrong (``latest`` on the subject's current statement, ``earlier``
+  on an outdated one; for a stable question ``earlier`` on its evidence is wrong); precision = right / judged;
 - ``recall@10k`` / ``recall@5k``: evidence recall of the best-first contexts that fit 10,000 / 5,000
   characters of context text, beside a message-level baseline (each message its own document, dense MiniLM
   and BM25 fused by reciprocal rank, as many messages as fit the same characters: the shape of Mem0's
@@ -50,6 +59,7 @@ from anchormem.eval.answers.memory_batch import MemoryBatch
 from anchormem.model import SearchResult
 from anchormem.search.fuse import order_by_score, rrf
 from anchormem.text.lexical import BM25Index
+from anchormem.text.voice import in_voice
 
 KINDS = ("stable", "current", "earlier", "date", "multi")
 ALIASES = {"update": "current", "past": "earlier", "static": "stable"}  # the change-over-time chats' kinds
@@ -122,6 +132,10 @@ class MessageBaseline:
         self.memory = memory
         self.vectors = memory.embedder.embed(self.texts)
         self.bm25 = BM25Index(self.texts)
+        self.by_id = dict(zip(self.ids, self.texts, strict=True))
+
+    def text_of(self, tid: str) -> str:
+        return self.by_id.get(tid, "")
 
     def rankings(self, question: str) -> tuple[list[int], list[int], list[int]]:
         """Message rows best first: by MiniLM, by BM25, and the two fused by reciprocal rank."""
@@ -129,6 +143,20 @@ class MessageBaseline:
         dense = [int(i) for i in np.argsort(-(self.vectors @ q), kind="stable")]
         lexical = [row for row, _ in self.bm25.top(question, len(self.ids))]
         return dense, lexical, order_by_score(rrf([(dense, 1.0), (lexical, 1.0)]))
+
+    def block(self, question: str, budget: int) -> tuple[str, set[str]]:
+        """A block of the best messages while ``budget`` characters fit, and the ids it holds."""
+        lines: list[str] = []
+        ids: set[str] = set()
+        used = 120  # a heading
+        for row in self.rankings(question)[2]:
+            line = f"[{self.ids[row]}] {self.texts[row]}"
+            if used + len(line) + 1 > budget:
+                continue
+            used += len(line) + 1
+            lines.append(line)
+            ids.add(self.ids[row])
+        return "\n".join(lines), ids
 
     def retrieve(self, question: str, budget: int) -> set[str]:
         ids: set[str] = set()
@@ -139,6 +167,50 @@ class MessageBaseline:
             used += self.sizes[row]
             ids.add(self.ids[row])
         return ids
+
+
+_WORD = re.compile(r"\w+")
+BLOCK = 4000
+
+
+def answer_terms(qa: dict[str, Any], evidence_text: str) -> list[str]:
+    """The question's ``answer_terms``, else the answer's words of 4+ letters that an evidence message holds."""
+    if qa.get("answer_terms"):
+        return [str(t).casefold() for t in qa["answer_terms"]]
+    held = evidence_text.casefold()
+    words = dict.fromkeys(w.casefold() for w in _WORD.findall(str(qa.get("answer", ""))) if len(w) >= 4)
+    return [w for w in words if re.search(rf"\b{re.escape(w)}\b", held)]
+
+
+def terms_in(terms: Sequence[str], text: str) -> bool:
+    folded = " ".join(text.casefold().split())
+    return all(" ".join(t.split()) in folded for t in terms)
+
+
+def question_of(qa: dict[str, Any], speakers: str, spelling: str) -> str:
+    if spelling == "user":
+        return str(qa.get("question_user") or in_voice(qa["question"], "user"))
+    return str(qa.get("question_named", qa["question"]) if speakers == "named" else qa["question"])
+
+
+def judge_marks(hits: Sequence[Any], qa: dict[str, Any], kind: str) -> tuple[int, int]:
+    """(right, wrong) among the marked contexts that hold an evidence or an outdated message."""
+    gold, old = set(qa["evidence"]), set(qa.get("previous") or ())
+    if kind == "earlier":  # evidence = the outdated statement, ``later`` = the current one
+        gold, old = set(qa.get("later") or ()), set(qa["evidence"])
+    right = wrong = 0
+    for h in hits:
+        if h.latest is None:
+            continue
+        ids = set(h.context.turn_ids)
+        current, outdated = bool(ids & gold), bool(ids & old)
+        if kind not in ("current", "earlier", "stable") or not (current or outdated):
+            continue
+        if h.latest is True:
+            right, wrong = (right + 1, wrong) if current else (right, wrong + 1)
+        else:
+            right, wrong = (right + 1, wrong) if outdated and not current else (right, wrong + 1)
+    return right, wrong
 
 
 def recall(gold: set[str], found: set[str]) -> float:
@@ -152,15 +224,21 @@ def evaluate(
     verbose: bool,
     batch: MemoryBatch | None = None,
     base: Settings | None = None,
+    spelling: str = "third",
 ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     rows: list[dict[str, Any]] = []
     sizes: dict[str, list[float]] = defaultdict(list)
     for memory, user, sample, baseline in loaded(paths, speakers, batch, base):
         for qa in sample["qa"]:
-            question = qa.get("question_named", qa["question"]) if speakers == "named" else qa["question"]
+            question = question_of(qa, speakers, spelling)
             gold = set(qa["evidence"])
             kind = kind_of(qa)
             row: dict[str, Any] = {"sample": user, "kind": kind, "question": question}
+            terms = answer_terms(qa, " ".join(baseline.text_of(t) for t in gold))
+            row["terms"] = terms
+            message_text, message_ids = baseline.block(question, BLOCK)
+            row["message:terms4k"] = bool(terms) and terms_in(terms, message_text)
+            row["message:ev4k"] = len(gold & message_ids)
             for budget in BUDGETS:
                 row[f"message@{budget}"] = recall(gold, baseline.retrieve(question, budget))
             for variant in variants:
@@ -177,7 +255,14 @@ def evaluate(
                 row[f"{variant}:all3"] = gold <= {t for h in first3 for t in h.context.turn_ids}
                 row[f"{variant}:latest"] = any(h.latest is True for h in holders)
                 row[f"{variant}:misleading"] = kind in ("stable", "current") and any(h.latest is False for h in holders)
-                row[f"{variant}:prompt4k"] = gold <= prompt_turns(result, 4000)
+                row[f"{variant}:prompt4k"] = gold <= prompt_turns(result, BLOCK)
+                block = result.prompt(max_chars=BLOCK)
+                row[f"{variant}:terms4k"] = bool(terms) and terms_in(terms, block.text)
+                row[f"{variant}:msgs4k"] = len(set(block.turn_ids))
+                row[f"{variant}:ev4k"] = len(gold & set(block.turn_ids))
+                row[f"{variant}:marks"] = judge_marks(hits, qa, kind)
+                if verbose and variant == variants[0] and terms and not row[f"{variant}:terms4k"]:
+                    print(f"  terms miss [{kind}] {user}: {question} terms={terms} gold={sorted(gold)}")
                 if verbose and variant == variants[0] and not row[f"{variant}:all3"]:
                     print(f"  miss [{kind}] {user}: {question} gold={sorted(gold)}")
                     for h in first3:
@@ -251,6 +336,23 @@ def report(rows: list[dict[str, Any]], variants: Sequence[str], chars: dict[str,
         for name in ("message", *variants):
             cells.append(f"{name} {np.mean([r[f'{name}@{budget}'] for r in rows]):.3f}")
         lines.append("  ".join(cells))
+    lines.append("")
+    with_terms = [r for r in rows if r["terms"]]
+    cells = [f"answer terms inside the {BLOCK:,}-character block ({len(with_terms)} questions with terms):"]
+    for name in ("message", *variants):
+        cells.append(f"{name} {sum(bool(r[f'{name}:terms4k']) for r in with_terms)}")
+    lines.append("  ".join(cells))
+    for v in variants:
+        msgs = np.mean([r[f"{v}:msgs4k"] for r in rows])
+        ev = sum(r[f"{v}:ev4k"] for r in rows)
+        right = sum(r[f"{v}:marks"][0] for r in rows)
+        wrong = sum(r[f"{v}:marks"][1] for r in rows)
+        precision = f"{right / (right + wrong):.3f}" if right + wrong else "-"
+        lines.append(
+            f"{v}: messages per block {msgs:.1f}, evidence messages shown {ev} (message-level "
+            f"{sum(r['message:ev4k'] for r in rows)}); marks judged {right + wrong}, right {right}, "
+            f"precision {precision}"
+        )
     lines.append("mean context characters of a default search: " + ", ".join(f"{v} {c:,.0f}" for v, c in chars.items()))
     return "\n".join(lines)
 
@@ -259,6 +361,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="+")
     parser.add_argument("--speakers", choices=("roles", "named"), default="roles")
+    parser.add_argument("--spelling", choices=("third", "user"), default="third")
     parser.add_argument("--variant", action="append", help="recipes to measure (default: anchormem and bm25)")
     parser.add_argument("--json", help="write the per-question rows here")
     parser.add_argument("--verbose", action="store_true")
@@ -282,7 +385,7 @@ def main() -> None:
             print(todo)
             return
         print(f"path: LLM, facts and events by {args.memory_batch} (batch files in {args.memory_dir})")
-    rows, chars = evaluate(args.data, args.speakers, variants, args.verbose, batch, base)
+    rows, chars = evaluate(args.data, args.speakers, variants, args.verbose, batch, base, args.spelling)
     print(report(rows, variants, chars))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")

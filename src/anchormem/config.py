@@ -96,7 +96,8 @@ class RetrievalSettings:
     counts full windows: a chat window cut short takes the share of a window it fills
     (``ScopeSnapshot.context_share``), so a result may hold more, shorter contexts. ``max_chars`` caps the
     context text one search returns. ``rerankers`` names the rerank stages that run, in order: ``own-words``
-    (any language, by name: a question naming one speaker puts that speaker's own messages first), ``recency``
+    (any language, by name or in the first person: a question about one speaker puts that speaker's own
+    messages first), ``statements`` (the user's requests give way to the user's statements), ``recency``
     (any language: the latest statement on a subject earlier sessions spoke of gains), ``tense`` (English:
     more for a question about the present, none for one about the past) and ``before-change`` (English:
     "…before X?" favours what was said before X came up); leave one out to switch it off, ``()`` for the
@@ -114,7 +115,13 @@ class RetrievalSettings:
     max_contexts: int = 10
     variant: str = "anchormem"
     max_chars: int | None = 10_000  # context text per search (the best context is always returned); None: no cap
-    rerankers: tuple[str, ...] = ("own-words", "recency", "tense", "before-change")  # in order (``query.rerank``)
+    rerankers: tuple[str, ...] = (
+        "own-words",
+        "statements",
+        "recency",
+        "tense",
+        "before-change",
+    )  # in order (``query.rerank``)
     rerank_bound: float = 0.1  # the most one stage may add to or take from a context's score
     cached_scopes: int = 64  # scope snapshots one process keeps in memory; the least recently used goes first
     snapshot_files: int | None = 10_000  # scopes of this many facts keep their snapshot in a file; None: never

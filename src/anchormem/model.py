@@ -151,6 +151,7 @@ class EventHit:
     score: float
     context_ids: tuple[str, ...] = ()
     facts: tuple[Fact, ...] = ()
+    sessions: tuple[str, ...] = ()  # the sessions of its source contexts, in their order
 
 
 # -- the trace of one retrieval (``search(..., trace=True)``): what each signal gave each returned context, what

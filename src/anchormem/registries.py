@@ -50,5 +50,6 @@ RERANKERS: Registry[Callable[..., Any]] = Registry(
         "recency": "anchormem.search.rerank.recency:Recency",
         "tense": "anchormem.search.rerank.tense:Tense",
         "before-change": "anchormem.search.rerank.earlier:BeforeChange",
+        "statements": "anchormem.search.rerank.statements:StatementsFirst",
     },
 )

@@ -26,6 +26,8 @@ from anchormem.index.store_rows import row_sum
 from anchormem.model import VERBATIM_SOURCES, Context, Event, Fact, Scope, Turn
 from anchormem.text.dates import parse_when
 from anchormem.text.lexical import BM25Index
+from anchormem.text.person import user_names as names_given
+from anchormem.text.person import user_speaker
 from anchormem.text.voice import anchor_speaker
 
 IntArray = npt.NDArray[np.int64]
@@ -186,6 +188,15 @@ class ScopeSnapshot:
     def speakers(self) -> frozenset[str]:
         """The speakers that verbatim anchors name."""
         return frozenset(filter(None, self.fact_speakers))
+
+    @cached_property
+    def user_names(self) -> frozenset[str]:
+        """The names the user gave themselves in their own verbatim anchors ("my name is Hannah";
+        :func:`anchormem.text.person.user_names`), where the memory has a user's speaker."""
+        user = user_speaker(self.speakers)
+        if user is None:
+            return frozenset()
+        return names_given(f.text for f, who in zip(self.facts, self.fact_speakers, strict=True) if who == user)
 
     @cached_property
     def context_times(self) -> npt.NDArray[np.float64]:

@@ -2,7 +2,10 @@
 
 With an LLM, the integration prompt writes the narrative from the cluster's
 (context, fact) pairs. Without one, the event is extractive: the cluster's fact
-texts joined, with the mean of their vectors as its vector (no extra embedding).
+texts joined, with the mean of their vectors as its vector (no extra embedding),
+and only a cluster that ties facts of separate messages is one (:func:`joins_apart`):
+windows overlap by a message, so one sentence of that message is a fact of two
+contexts, and a "cluster" of the two is that sentence twice, not an event.
 Precomputed events attach to facts by their source fact texts.
 """
 
@@ -42,6 +45,21 @@ def extractive_event(cluster: Cluster, facts: Mapping[str, Fact]) -> Event:
         texts.setdefault(_norm(facts[fid].text), facts[fid].text.strip())
     text = " ".join(texts.values())
     return Event(id=cluster.event_id, text=text, fact_ids=cluster.fact_ids, source="extractive")
+
+
+def joins_apart(cluster: Cluster, facts: Mapping[str, Fact], contexts: Mapping[str, Context]) -> bool:
+    """Whether ``cluster`` joins two different facts whose contexts share no message (so the two
+    come from different messages): the rule an extractive event has to meet."""
+    members = [(facts[fid], contexts.get(facts[fid].context_id)) for fid in cluster.fact_ids if fid in facts]
+    for i, (fact, context) in enumerate(members):
+        for other, other_context in members[i + 1 :]:
+            if context is None or other_context is None or context.id == other_context.id:
+                continue
+            if _norm(fact.text) == _norm(other.text):
+                continue
+            if not set(context.turn_ids) & set(other_context.turn_ids):
+                return True
+    return False
 
 
 def mean_vectors(groups: Sequence[Sequence[int]], vectors: Matrix) -> Matrix:

@@ -34,7 +34,7 @@ from anchormem.embed.protocol import Embedder
 from anchormem.errors import LLMError, LLMUnavailableError
 from anchormem.ingest.extract import extract_offline, extract_with_llm, make_facts
 from anchormem.ingest.grounding import ground
-from anchormem.ingest.integrate import attach_events, extractive_event, integrate_with_llm, mean_vectors
+from anchormem.ingest.integrate import attach_events, extractive_event, integrate_with_llm, joins_apart, mean_vectors
 from anchormem.ingest.link import Cluster, LinkFacts, build_clusters, change_probes
 from anchormem.ingest.parallel import tolerant
 from anchormem.ingest.precomputed import Precomputed
@@ -273,6 +273,12 @@ class IngestPipeline:
         by_id = {fid: facts[rows[fid]] for c in clusters for fid in c.fact_ids}  # the clusters' facts only
         failed: set[str] = set()
         if clusters and self.integrate_llm is None:
+            named = sorted({by_id[f].context_id for c in clusters for f in c.fact_ids})
+            contexts = {c.id: c for c in self.store.contexts(scope, named)}
+            apart = [c for c in clusters if joins_apart(c, by_id, contexts)]
+            report.clusters_discarded += len(clusters) - len(apart)
+            report.clusters_kept -= len(clusters) - len(apart)
+            clusters = apart
             events = [extractive_event(c, by_id) for c in clusters]
             vecs = mean_vectors([[rows[f] for f in c.fact_ids] for c in clusters], vectors)
             self._save_events(scope, events, vecs, report)

@@ -18,6 +18,7 @@ from anchormem.llm.batch import BatchLLM
 from anchormem.llm.cache import CachedLLM, forget_in_file, scrub_file
 from anchormem.model import DeleteReport, IngestReport, Scope
 from anchormem.parts import BatchStoreFile
+from anchormem.render.fence import fenced_body, one_line
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
 from anchormem.wire.scopes import describe
@@ -130,7 +131,8 @@ def forget_cached(cache: object | None, texts: Iterable[str]) -> int:
     ``cache`` is a :class:`~anchormem.llm.cache.CachedLLM` or a batch store (anything with
     ``forget_containing``), the path of a cache file when no LLM is configured now but one was before, a
     :class:`~anchormem.parts.BatchStoreFile`, or a list of these (:meth:`~anchormem.parts.Parts.forgetting`)."""
-    unique = list(dict.fromkeys(t for t in texts if t.strip()))
+    # each text as stored, and as a prompt holds it: fenced line by line, or folded onto one line
+    unique = list(dict.fromkeys(form for t in texts if t.strip() for form in (t, fenced_body(t), one_line(t))))
     if isinstance(cache, list):  # the response cache and the batch store (``Parts.forgetting``)
         return sum(forget_cached(one, unique) for one in cache)
     if isinstance(cache, BatchStoreFile):

@@ -123,5 +123,10 @@ def fenced(name: str, text: str) -> str:
     """``text`` as data between ``<name>`` and ``</name>``, each line indented by two spaces."""
     if name not in FENCE_TAGS:
         raise ValueError(f"unknown fence {name!r}")
-    body = [f"  {line}" if line.strip() else "" for line in lines(text)]
-    return "\n".join([f"<{name}>", *body, f"</{name}>"])
+    return "\n".join([f"<{name}>", fenced_body(text), f"</{name}>"])
+
+
+def fenced_body(text: str) -> str:
+    """The lines of ``text`` as :func:`fenced` writes them between its tags (each indented by two spaces): the
+    form in which a prompt holds a stored text, so forgetting can find it in a cached request."""
+    return "\n".join(f"  {line}" if line.strip() else "" for line in lines(text))

@@ -1,10 +1,14 @@
 """A search result as one prompt-ready block within a character budget.
 
-The best contexts are taken first (by rank) while the block fits ``max_chars``; windows of one
-session that share a piece (a whole message, or the same passage of a long message: message id
-*and* offsets) are merged into one span, so no piece appears twice, while two passages of one
-message stay two pieces. Spans are shown in conversation order, each headed by its date, its
-session and the messages it holds; each message line is prefixed with a label and names its
+The best contexts are taken first (by rank): whole while the block stays within ``WHOLE_SHARE`` of
+``max_chars`` (all of it for a question about what the assistant said), then by the sentences of each
+long message that hold the context's anchors (``User (excerpt): "…I started at Halden in May. …"``,
+:mod:`anchormem.render.excerpt`) while the block fits, so a fact told in passing inside a long message
+reaches the block beside more messages; an excerpted context is shown whole again, best first, where
+the budget still allows. Windows of one session that share a message (a whole message, or passages of
+one long message) are merged into one span under one header, so no piece appears twice, while two
+passages of one message stay two pieces. Spans are shown in conversation order, each headed by its
+date, its session and the messages it holds; each message line is prefixed with a label and names its
 speaker (``Ana: "…"``; a role without a name as ``User`` / ``Assistant``, or as ``names`` says). A
 passage shows only itself, marked as a part of its message (``Assistant (part 2 of 5): "…text…"``).
 Where the result compared statements on the query's subject by date (``ContextHit.latest``), a
@@ -30,9 +34,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from anchormem.render.excerpt import excerpt
 from anchormem.render.fence import flat
 
 # What is rendered, by the shape it is read by: the model renders itself through this module, so this module
@@ -62,6 +67,16 @@ class _Context(Protocol):
     def pieces(self) -> tuple[tuple[str, int | None, int | None], ...]: ...
 
 
+class _Text(Protocol):
+    @property
+    def text(self) -> str: ...
+
+
+class _Anchor(Protocol):
+    @property
+    def fact(self) -> _Text: ...
+
+
 class ContextHit(Protocol):
     @property
     def context(self) -> _Context: ...
@@ -69,16 +84,24 @@ class ContextHit(Protocol):
     def latest(self) -> bool | None: ...
     @property
     def scope(self) -> Scope | None: ...
+    @property
+    def anchors(self) -> Sequence[_Anchor]: ...
+    @property
+    def adjustments(self) -> Sequence[tuple[str, float]]: ...
 
 
-class _Text(Protocol):
+class _Event(Protocol):
     @property
     def text(self) -> str: ...
-
-
-class _EventHit(Protocol):
     @property
-    def event(self) -> _Text: ...
+    def source(self) -> str: ...
+
+
+class EventHit(Protocol):
+    @property
+    def event(self) -> _Event: ...
+    @property
+    def sessions(self) -> Sequence[str]: ...
 
 
 class SearchResult(Protocol):
@@ -87,7 +110,7 @@ class SearchResult(Protocol):
     @property
     def contexts(self) -> Sequence[ContextHit]: ...
     @property
-    def events(self) -> Sequence[_EventHit]: ...
+    def events(self) -> Sequence[EventHit]: ...
     def in_reading_order(self) -> Sequence[ContextHit]: ...
 
 
@@ -209,10 +232,15 @@ def render_block(
     with its turn id (for a tool whose caller acts on the ids: update, delete), headers still without
     id ranges.
 
+    Over the budget, the best contexts are shown whole while the block stays within ``WHOLE_SHARE`` of
+    it (all of it for a question about what the assistant said: :func:`about_assistant`); the next ones
+    by the sentences that hold their anchors (:mod:`anchormem.render.excerpt`) as long as they fit; then,
+    best first, an excerpted context is shown whole again where the budget still allows.
+
     The work is linear in what is rendered: the whole result is rendered once, and only when it is
     over the budget, a few more times (the longest run of best contexts that fits, found by halving,
-    then at most ``_TAIL_TRIES`` lower-ranked contexts that may still fit); events are counted in
-    without rendering again."""
+    then at most ``_TAIL_TRIES`` lower-ranked contexts that may still fit or excerpts shown whole
+    again); events are counted in without rendering again."""
     budget = MAX_PROMPT_CHARS if max_chars is None else min(max_chars, MAX_PROMPT_CHARS)
     if budget <= 0:
         return PromptBlock("")
@@ -221,18 +249,26 @@ def render_block(
     block = _render(view, hits)
     kept = hits
     if len(block.text) > budget:
-        fits = _longest_fitting_run(view, hits, budget)
+        share = 1.0 if about_assistant(result, view) else WHOLE_SHARE
+        fits = _longest_fitting_run(view, hits, int(budget * share))
+        if fits == 0 and hits:
+            view.cut.add(id(hits[0]))  # the best context alone is over the whole-share: its excerpt
+            fits = 1 if len(_render(view, hits[:1]).text) <= budget else 0
         if fits == 0:  # even the best context alone is too long: show what fits of it
+            view.cut.clear()
             return _fit(_render(view, hits[:1]), budget)
+        view.cut.update(id(hit) for hit in hits[fits:])
         kept = hits[:fits]
         block = _render(view, kept)
-        kept, block = _fill(view, kept, hits[fits + 1 :], block, budget)
+        kept, block = _fill(view, kept, hits[fits:], block, budget)
     return _with_events(view, kept, block, budget)
 
 
 MAX_PROMPT_CHARS = 1_000_000
 """The longest block rendered, whatever ``max_chars`` says (REST and MCP take at most this)."""
 _TAIL_TRIES = 16
+WHOLE_SHARE = 0.5  # over the budget, contexts are shown whole while the block stays within this share of it
+EXCERPT_ABOVE = 300  # a message's text up to this many characters is always shown whole
 _MERGE_SLACK = 120  # what joining two spans can save (a header): a context's lower bound allows for it
 
 
@@ -243,16 +279,26 @@ class _View:
         self.result = result
         self.style = style
         self.reading = {id(hit): i for i, hit in enumerate(result.in_reading_order())}
-        self._lines: dict[int, list[_Line]] = {}
+        self._lines: dict[tuple[int, bool], list[_Line]] = {}
+        self.cut: set[int] = set()  # id() of the hits shown by the sentences that hold their anchors
         self._escaped: dict[int, list[str]] = {}
         self._events = [f"{i}. {escape(' '.join(h.event.text.split()))}" for i, h in enumerate(result.events, 1)]
         self.head = [f"Memories for: {escape(' '.join(result.query.split()))}", DATA_NOTE]
 
-    def lines(self, hit: ContextHit) -> list[_Line]:
-        found = self._lines.get(id(hit))
+    def lines(self, hit: ContextHit, whole: bool = False) -> list[_Line]:
+        """The hit's lines, each long message by its anchors' sentences when the hit is in ``cut``."""
+        excerpted = not whole and id(hit) in self.cut
+        found = self._lines.get((id(hit), excerpted))
         if found is None:
-            found = self._lines[id(hit)] = _lines(hit)
+            found = self._lines[(id(hit), excerpted)] = self._parse(hit, excerpted)
         return found
+
+    def _parse(self, hit: ContextHit, excerpted: bool) -> list[_Line]:
+        lines = self.lines(hit, whole=True) if excerpted else _lines(hit)
+        if not excerpted:
+            return lines
+        anchors = [a.fact.text for a in hit.anchors]
+        return [_excerpted(line, anchors, self.result.query) for line in lines]
 
     def escaped(self, line: _Line) -> list[str]:
         """The line's quoted text, defused (once per line: a budget renders the block several times)."""
@@ -262,7 +308,7 @@ class _View:
         return found
 
     def events(self, n: int) -> str:
-        return "\n".join([EVENTS_OPEN, "Events (summaries across sessions):", *self._events[:n], EVENTS_CLOSE])
+        return "\n".join([EVENTS_OPEN, events_heading(self.result.events[:n]), *self._events[:n], EVENTS_CLOSE])
 
     def event_sizes(self) -> list[int]:
         return [len(line) + 1 for line in self._events]
@@ -298,6 +344,22 @@ def _fill(
         if len(candidate.text) <= budget:
             kept, block = [*kept, hit], candidate
             shown.update(_key(hit, line.piece) for line in new)
+    for hit in kept:  # best first: an excerpt shown whole again where it still fits
+        if tries >= _TAIL_TRIES:
+            break
+        if id(hit) not in view.cut:
+            continue
+        grows = sum(len(p) for line in view.lines(hit, whole=True) for p in view.escaped(line))
+        grows -= sum(len(p) for line in view.lines(hit) for p in view.escaped(line))
+        if grows <= 0 or grows > budget - len(block.text) + _MERGE_SLACK:
+            continue
+        tries += 1
+        view.cut.discard(id(hit))
+        candidate = _render(view, kept)
+        if len(candidate.text) <= budget:
+            block = candidate
+        else:
+            view.cut.add(id(hit))
     return kept, block
 
 
@@ -385,24 +447,66 @@ def _name(speaker: str, names: Mapping[str, str]) -> str:
 
 
 def _span_lines(span: _Span, view: _View) -> list[_Line]:
-    """The span's pieces in conversation order, each once."""
+    """The span's pieces in conversation order, each once (whole where a hit shows it whole)."""
     out: dict[Piece, _Line] = {}
+    whole: set[Piece] = set()
     for hit in sorted(span.hits, key=lambda h: h.context.position):
+        excerpted = id(hit) in view.cut
         for line in view.lines(hit):
-            out.setdefault(line.piece, line)
+            if not excerpted and line.piece not in whole:
+                out[line.piece] = line
+                whole.add(line.piece)
+            elif line.piece not in out:
+                out[line.piece] = line
     return list(out.values())
 
 
+def _excerpted(line: _Line, anchors: list[str], query: str) -> _Line:
+    """``line`` shown by the sentences that hold the anchors (a short message stays whole)."""
+    text = "\n".join(line.body)
+    if len(text) <= EXCERPT_ABOVE or not (text.startswith('"') and text.endswith('"')):
+        return line
+    shown = excerpt(text[1:-1].strip(_CUT), anchors, query)
+    if shown is None:
+        return line
+    return replace(line, body=[f'"{shown}"'], part=line.part or " (excerpt)")
+
+
+def about_assistant(result: SearchResult, view: _View | None = None) -> bool:
+    """Whether the search put the assistant's own messages first: the ``own-words`` stage lowered the
+    contexts in which the question's speaker says nothing, and that speaker is the assistant ("What did
+    you suggest?"). Its advice sits in lists and steps of long replies, which are then shown whole."""
+    read = view.lines if view is not None else _lines
+    lowered = [h for h in result.contexts if dict(h.adjustments).get("own-words", 0.0) < 0]
+    others = [h for h in result.contexts if all(h is not low for low in lowered)]
+    if not lowered or not others:
+        return False
+    speaking = set.intersection(*({line.speaker for line in read(h)} for h in others))
+    silent = set().union(*({line.speaker for line in read(h)} for h in lowered))
+    named = {s for s in speaking - silent if s is not None}
+    return bool(named) and all(s.strip().casefold() == "assistant" for s in named)
+
+
+def events_heading(hits: Sequence[EventHit]) -> str:
+    """What the events are: summaries (an LLM's or a pack's) or statements of other messages joined
+    (extractive), "across sessions" only when every one spans sessions."""
+    extractive = all(hit.event.source == "extractive" for hit in hits)
+    what = "related statements from other messages" if extractive else "summaries of related messages"
+    across = all(len(hit.sessions) > 1 for hit in hits)
+    return f"Events ({what}{' across sessions' if across else ''}):"
+
+
 def _spans(hits: list[ContextHit], reading: dict[int, int]) -> list[_Span]:
-    """Hits merged into spans: hits of one scope and session sharing a piece (directly or through
-    others) become one span. Each piece points at its span, so a hit finds the spans it joins at once."""
+    """Hits merged into spans: hits of one scope and session sharing a message (a whole one, or passages of
+    one long message; directly or through others) become one span, under one header. Each message points
+    at its span, so a hit finds the spans it joins at once."""
     ordered = sorted(hits, key=lambda h: (reading.get(id(h), 0), h.context.position))
     spans: list[_Span] = []
-    owner: dict[tuple[Scope | None, str, Piece], int] = {}  # piece -> index of its span in ``spans``
-    members: list[list[tuple[Scope | None, str, Piece]]] = []  # span index -> its pieces
+    owner: dict[tuple[Scope | None, str, str], int] = {}  # message -> index of its span in ``spans``
+    members: list[list[tuple[Scope | None, str, str]]] = []  # span index -> its messages
     alive: list[bool] = []
     for hit in ordered:
-        keys = [_key(hit, piece) for piece in hit.context.pieces()]
+        keys = [(hit.scope, hit.context.session, tid) for tid in hit.context.turn_ids]
         joined = sorted({owner[k] for k in keys if k in owner})
         if not joined:
             target = len(spans)

@@ -65,6 +65,8 @@ from anchormem.search.scoring import (
 )
 from anchormem.search.select import BestAnchors, select_diverse, select_ranked
 from anchormem.search.trace import empty_result, trace_of
+from anchormem.text.person import alias_named
+from anchormem.text.voice import in_voice
 
 __all__ = [
     "RECIPES",
@@ -100,9 +102,14 @@ def query_vectors(
     embed: Callable[[list[str]], npt.NDArray[np.float32]], snapshot: ScopeSnapshot, query: str
 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]:
     """The vectors :func:`retrieve` takes for ``query``: the query's, and its own subject's when it has
-    one (:func:`anchormem.search.rerank.earlier.subject_query`), embedded in one call; else None."""
+    one (:func:`anchormem.search.rerank.earlier.subject_query`), embedded in one call; else None. A query that
+    names the user by a name no message is stored under ("Where does Hannah work?", the user having said
+    "my name is Hannah") is embedded in the user's own voice ("Where do I work?"): the name is in none
+    of the user's messages, and their statements say "I"."""
     subject = subject_query(snapshot, query)
-    vectors = embed([query] if subject is None else [query, subject])
+    alias = alias_named(query, snapshot.speakers, snapshot.user_names) if snapshot.user_names else None
+    asked = query if alias is None else in_voice(query, alias)
+    vectors = embed([asked] if subject is None else [asked, subject])
     return vectors[0], None if subject is None else vectors[1]
 
 
@@ -342,6 +349,7 @@ def _build_result(
                 score=score,
                 context_ids=tuple(snapshot.contexts[r].id for r in ctx_rows),
                 facts=tuple(snapshot.facts[f] for f in fact_rows),
+                sessions=tuple(dict.fromkeys(snapshot.contexts[r].session for r in ctx_rows)),
             )
         )
     picked = {row: i for i, row in enumerate(chosen)}

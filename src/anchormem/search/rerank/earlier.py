@@ -33,7 +33,8 @@ from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.search.rerank.recency import timeline
 from anchormem.search.rerank.stage import Candidates
 from anchormem.text.dates import parse_when
-from anchormem.text.voice import in_voice, named_speaker
+from anchormem.text.person import question_speaker
+from anchormem.text.voice import in_voice
 
 PROMOTE_EARLIER = 2  # contexts of the best statements from before the change, put first
 SUBJECT_CANDIDATES = MIN_CANDIDATES  # statements read through a big scope's index (``query.ann``); else all
@@ -89,7 +90,7 @@ def subject_query(snapshot: ScopeSnapshot, query: str) -> str | None:
     if parts is None or not snapshot.facts:
         return None
     head = parts[0]
-    speaker = named_speaker(head, snapshot.speakers)
+    speaker = question_speaker(head, snapshot.speakers, snapshot.user_names)
     return head if speaker is None else in_voice(head, speaker)
 
 
@@ -125,7 +126,7 @@ def earlier_statements(
         return []
     line = timeline(snapshot)
     said_by = snapshot.fact_speakers
-    speaker = named_speaker(parts[0], snapshot.speakers)
+    speaker = question_speaker(parts[0], snapshot.speakers, snapshot.user_names)
 
     def before_and_by_speaker(fact: int, row: int) -> bool:
         return line.session_time[row] < cut and (speaker is None or said_by[fact] in (None, speaker))

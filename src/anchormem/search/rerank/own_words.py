@@ -11,10 +11,12 @@ nothing gives way by the rerank bound to those in which they speak, when the can
 - It moves a context by at most ``rerank_bound`` (the core clips), and only down: a context of the other
   speaker whose evidence is stronger by more than the bound stays above ("What did the assistant suggest for
   the trip?" names ``assistant``, and the assistant's passages are then the ones kept in place).
-- The speaker is found by name as the memory stores it (:func:`anchormem.text.voice.named_speaker`: a whole
-  word, case-insensitive, "the user" for ``user``), so it works in any language whose question spells the
-  name; a question naming no speaker, or several, leaves the ranking as it is ("Wo wohnt die Nutzerin?" names
-  no stored speaker). It reads who speaks from the contexts' own lines, so it needs no turn loaded.
+- The speaker is found by name as the memory stores it (:func:`anchormem.text.voice.named_speaker`: a whole word,
+  case-insensitive, "the user" for ``user``), so it works in any language whose question spells the name; a question
+  in the first person ("Where do I live?", "¿Dónde vivo yo?", "Wo wohne ich?") is about the user's speaker, one
+  about "you" about the assistant's (:mod:`anchormem.text.person`); a question naming no speaker, or several,
+  leaves the ranking as it is ("Wo wohnt die Nutzerin?" names no stored speaker). It reads who speaks from the
+  contexts' own lines, so it needs no turn loaded.
 - For such a question, the ``recency`` stage and the ``latest``/``earlier`` marks
   (:mod:`anchormem.search.rerank.recency`) compare only the named speaker's contexts (:func:`statements`): an
   assistant's later reply that mentions the user's old flat does not make the user's own words "earlier".
@@ -26,13 +28,17 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from anchormem.search.rerank.stage import Candidates
-from anchormem.text.voice import named_speaker
+from anchormem.text.person import question_speaker
 
 
 def speaking(candidates: Candidates, rows: Sequence[int]) -> str | None:
-    """The one speaker the query names among the speakers of ``rows`` (None: none or several)."""
+    """The one speaker of ``rows`` the query is about (None: none or several): the one it names, or the
+    user's speaker for a question in the first person, the assistant's for one about "you"
+    (:func:`anchormem.text.person.question_speaker`)."""
     names = set().union(*(candidates.speakers(row) for row in rows))
-    return named_speaker(candidates.query, names)
+    snapshot = candidates.snapshot
+    speaker = question_speaker(candidates.query, names | snapshot.speakers, snapshot.user_names)
+    return speaker if speaker in names else None
 
 
 def statements(candidates: Candidates, rows: Sequence[int]) -> list[int]:

@@ -5,16 +5,18 @@ boxes are unpacked in the new Glasgow flat" in October). Without an LLM, the mem
 later statement replaces an earlier one; it can tell which statements are on the same subject (their
 anchors are near each other or linked by an event: :mod:`anchormem.search.rerank.subject`) and when each was said.
 
-- **The recency stage** (``recency``, any language): among the candidates on one subject, the one from the
-  latest session gains ``rerank_bound`` (default 0.1), provided an earlier session on that subject is among
-  the candidates too. It can pass the earlier statements on its subject and contexts within the bound of it,
-  never a context whose evidence is stronger by more than the bound; a context without another on its
-  subject is never moved. (The English ``tense`` stage, :mod:`anchormem.search.rerank.tense`, adds as much again for
-  a question about the present and takes it back for one about the past.)
-- **Marks** (:func:`mark_dates`): a returned context with a returned context on its subject from another
-  session is marked ``latest=True`` when none of them is later, else ``latest=False`` with the later ones in
-  ``newer``; a context with none on its subject is not compared (``latest=None``). A context is never marked
-  superseded by a session about something else.
+- **The recency stage** (``recency``, any language): among the candidates on one subject, the one from the latest
+  session gains ``rerank_bound`` (default 0.1), provided an earlier session on that subject is among the candidates
+  too and no later one is, however weak (so no older statement is lifted over a newer one). It can pass the earlier
+  statements on its subject and contexts within the bound of it, never a context whose evidence is stronger by more
+  than the bound; a context without another on its subject is never moved. (The English ``tense`` stage,
+  :mod:`anchormem.search.rerank.tense`, adds as much again for a question about the present and takes it back for
+  one about the past.)
+- **Marks** (:func:`mark_dates`, not on the offline path: see there): a returned context with a returned context on
+  its subject from another session is marked ``latest=True`` when none of them is later, else ``latest=False`` with
+  the later ones in ``newer``; a context with none on its subject is not compared (``latest=None``), nor is one that
+  would be marked latest while a later candidate on its subject was left out of the result. A context is never
+  marked superseded by a session about something else.
 
 Time is the session's date as stored (:func:`anchormem.text.dates.parse_when`); where no date can be read,
 conversation order stands in for it.
@@ -98,7 +100,10 @@ def compared(
 
 def latest_of_subject(candidates: Candidates) -> list[int]:
     """The candidates that are the latest statement on a subject that earlier sessions also spoke of
-    (candidates below ``FLOOR`` of the best relevance take no part)."""
+    (candidates below ``FLOOR`` of the best relevance are not raised, and need an earlier strong one to
+    be compared with). A later candidate on the same subject, however weak, means a row is not the
+    latest: raising "moved to Denver" because the later "moved to Boulder" scored low would lift an
+    older statement above a newer one."""
     relevance = candidates.relevance
     peak = max((float(relevance[r]) for r in candidates.rows), default=0.0)
     strong = [r for r in candidates.rows if float(relevance[r]) >= FLOOR * peak and peak > 0]
@@ -106,7 +111,8 @@ def latest_of_subject(candidates: Candidates) -> list[int]:
     if on_llm_path(candidates.snapshot, strong):
         return links(candidates.snapshot, strong, candidates.subjects.best_fact).latest(strong)
     dated = compared(candidates.snapshot, candidates.subjects, strong)
-    return [row for row in strong if dated[row][0] and not dated[row][1]]
+    every = compared(candidates.snapshot, candidates.subjects, statements(candidates, candidates.rows))
+    return [row for row in strong if dated[row][0] and not dated[row][1] and not every.get(row, ((), ()))[1]]
 
 
 class Recency:
@@ -122,10 +128,20 @@ class Recency:
         return {row: candidates.bound for row in rows}
 
 
+def offline_only(snapshot: ScopeSnapshot, row: int) -> bool:
+    """Whether context ``row``'s anchors are all the offline extractor's (sentences, not an LLM's facts)."""
+    facts = snapshot.context_facts[row]
+    return bool(facts) and all(snapshot.facts[f].source == "offline" for f in facts)
+
+
 def mark_dates(candidates: Candidates, rows: Sequence[int]) -> dict[int, tuple[bool | None, tuple[int, ...]]]:
     """For each returned row: (latest, returned rows on its subject from later sessions); latest is None
     when no returned row on its subject comes from another session. Only the rows that can state the answer
-    to the query are compared (:func:`anchormem.search.rerank.own_words.statements`); the others stay None."""
+    to the query are compared (:func:`anchormem.search.rerank.own_words.statements`); the others stay None. On
+    the offline path so do contexts whose anchors are all offline ones (:func:`offline_only`): measured on the
+    user/assistant chats, offline marks were right 50–74% of the time (bench/assistant,
+    docs/research/benchmarks-log.md), far from the 0.95 a reader can trust, so they are left out and the block
+    shows dates and order."""
     compared_rows = statements(candidates, rows)
     out: dict[int, tuple[bool | None, tuple[int, ...]]] = {row: (None, ()) for row in rows}
     if on_llm_path(candidates.snapshot, compared_rows):
@@ -135,8 +151,13 @@ def mark_dates(candidates: Candidates, rows: Sequence[int]) -> dict[int, tuple[b
             if newer or found.older.get(row):
                 out[row] = (not newer, newer)
         return out
-    dated = compared(candidates.snapshot, candidates.subjects, compared_rows)
+    snapshot = candidates.snapshot
+    compared_rows = [row for row in compared_rows if not offline_only(snapshot, row)]
+    dated = compared(snapshot, candidates.subjects, compared_rows)
+    pool = compared(snapshot, candidates.subjects, statements(candidates, [*candidates.rows, *rows]))
     for row in compared_rows:
         older, newer = dated[row]
+        if not newer and pool.get(row, ((), ()))[1]:  # a later candidate on its subject was not returned
+            continue
         out[row] = (None, ()) if not older and not newer else (not newer, newer)
     return out

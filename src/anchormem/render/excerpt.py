@@ -1,0 +1,96 @@
+"""The sentences of a long message that hold what a search matched.
+
+A block of 4,000 characters holds six windows of 650 characters; a fact told in passing inside a long
+request, a pasted letter or a 300-word reply is one sentence of it. Shown whole, the window spends the
+budget on the other sentences and leaves out the next message that holds evidence; shown by "part 1 of 2"
+it may miss the fact altogether. :func:`excerpt` keeps, of a message's text, the sentences that hold the
+context's anchors (the offline anchors are the message's own sentences, "user: I work at Halden now";
+an LLM's fact is matched by its words), and where none does the sentence that shares most words with the
+question, each with ``…`` where text is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from anchormem._util.words import FUNCTION_WORDS
+
+_WORD = re.compile(r"\w+")
+_SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)|\n+")
+_SPEAKER = re.compile(r"^[^:\n]{1,60}:\s")
+_CUT = "…"
+MAX_UNITS = 2  # sentences kept of one message
+MIN_WORDS = 3  # a sentence shorter than this joins the one before it
+
+
+def units(text: str) -> list[str]:
+    """``text`` cut into sentences and lines (a list item, a code line), short fragments joined to the one before."""
+    out: list[str] = []
+    for piece in _SENTENCE.split(text):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if out and len(_WORD.findall(piece)) < MIN_WORDS:
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+def _terms(text: str) -> set[str]:
+    return {w for w in (m.casefold() for m in _WORD.findall(text)) if w not in FUNCTION_WORDS and len(w) > 1}
+
+
+def _norm(text: str) -> str:
+    return " ".join(_WORD.findall(text.casefold()))
+
+
+def choose(sentences: Sequence[str], anchors: Sequence[str], query: str) -> list[int]:
+    """Indices (in order) of the sentences to keep: those that hold an anchor's text (its speaker prefix
+    dropped), best anchor first, at most ``MAX_UNITS``; then the sentence sharing most terms with the
+    question, where it shares any (ties: the earlier), or with the anchors where nothing else was kept;
+    and after a kept question ("What date had you agreed?") the sentence that follows it, its answer."""
+    if not sentences:
+        return []
+    normed = [_norm(s) for s in sentences]
+    keep: list[int] = []
+    for anchor in anchors:
+        said = _norm(_SPEAKER.sub("", anchor, count=1))
+        if not said:
+            continue
+        for i, sentence in enumerate(normed):
+            if i not in keep and (said in sentence or (len(sentence) > 20 and sentence in said)):
+                keep.append(i)
+                break
+        if len(keep) >= MAX_UNITS:
+            break
+    asked = _terms(query)
+    wanted = asked if keep else asked | {t for a in anchors for t in _terms(_SPEAKER.sub("", a, count=1))}
+    overlap = [len(wanted & _terms(s)) for s in sentences]
+    best = max(range(len(sentences)), key=lambda i: (overlap[i], -i))
+    if best not in keep and (overlap[best] or not keep):
+        keep.append(best)
+    for i in list(keep):
+        if sentences[i].rstrip().endswith("?") and i + 1 < len(sentences) and i + 1 not in keep:
+            keep.append(i + 1)
+    return sorted(keep)
+
+
+def excerpt(text: str, anchors: Sequence[str], query: str) -> str | None:
+    """The sentences of ``text`` :func:`choose` keeps, joined, with ``…`` where text is left out; None when
+    they are the whole text (nothing to leave out)."""
+    sentences = units(text)
+    keep = choose(sentences, anchors, query)
+    if len(keep) == len(sentences):
+        return None
+    parts: list[str] = []
+    last = -1
+    for i in keep:
+        if i != last + 1:
+            parts.append(_CUT)
+        parts.append(sentences[i])
+        last = i
+    if last != len(sentences) - 1:
+        parts.append(_CUT)
+    return " ".join(parts)

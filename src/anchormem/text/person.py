@@ -1,0 +1,119 @@
+"""Who a question is about, as chatbot users ask it.
+
+A user of an assistant asks in the first person: "Where do I live now?", "¿Dónde vivo ahora?" (mi, me,
+yo), "Wo wohne ich jetzt?" (ich, mein, mir, mich). "I" is the speaker of the ``user`` role, and "you"
+the assistant: "What did you suggest for my knee?" asks about the assistant's words. A question may
+also name the user by a name the memory knows as the user's, though no message is stored under it:
+role/content messages never carry the name, so "Where does Hannah work?" names no stored speaker
+unless the user said "my name is Hannah" (:func:`user_names`); messages sent with a ``name`` store the
+name as the speaker, and a question naming it names that speaker directly.
+
+:func:`question_speaker` answers with one of the memory's speakers, or None:
+
+1. the one speaker the question names (:func:`anchormem.text.voice.named_speaker`: "the user", "Sam");
+2. else the user's speaker when it names one of the user's names;
+3. else, when the question's auxiliary names who did it ("did you suggest…", "did I ask you…", "hast du
+   mir…"), that one: "you" the assistant's speaker, "I" the user's;
+4. else the assistant's speaker when it speaks to "you" (the phrases of a request, "can you tell me",
+   "do you remember", do not count: they ask, they are not about the assistant);
+5. else the user's speaker when it speaks in the first person.
+
+The user's speaker is ``user`` where the memory has one; else, where the memory has an assistant
+(``assistant``, ``AI``, ``bot``…) and exactly one other speaker, that one (the user's name given as the
+speaker). Two people talking (LoCoMo's Caroline and Melanie) have no user and no assistant: a first-person
+question there names nobody.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable
+
+from anchormem.text.voice import named_speaker
+
+ASSISTANTS = frozenset({"assistant", "ai", "bot", "chatbot", "model", "gpt", "claude", "system", "developer", "tool"})
+_FIRST = re.compile(
+    r"(?<![\w'’])(?:i|i['’](?:m|ve|d|ll)|me|my|mine|myself"  # English
+    r"|yo|mi|mis|mí|mío|mía|míos|mías|conmigo"  # Spanish
+    r"|ich|mein|meine|meinen|meinem|meiner|meines|mir|mich"  # German
+    r"|je|j['’]|moi|mon|m['’]"  # French
+    r"|io|mio|miei|mie)(?![\w'’])",  # Italian
+    re.IGNORECASE,
+)
+_SECOND = re.compile(
+    r"(?<![\w'’])(?:you|your|yours|yourself|tú|usted|du|dein|deine|deinen|deinem|deiner|dich|dir|vous|tu|toi)(?![\w'’])",
+    re.IGNORECASE,
+)
+_ASKING = re.compile(  # "you" in the form of a request: not a question about the assistant
+    r"\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|remind|recall|remember|check|say|let|help|look|find)\b"
+    r"|\bdo\s+you\s+(?:remember|know|recall|have)\b|\bthank\s+you\b"
+    r"|\b(?:kannst|könntest)\s+du\s+mir\b|\bweißt\s+du\b|\b(?:recuerdas|sabes)\b|\b(?:puedes|podrías)\s+decirme\b",
+    re.IGNORECASE,
+)
+_SUBJECT = re.compile(  # who does it: the pronoun after the question's auxiliary ("did you…", "did I ask you…")
+    r"\b(?:did|do|does|have|has|had|will|would|can|could|should|was|were|am|are"
+    r"|hast|habe|hatte|hattest|bist|bin|warst|war|wirst|werde|kannst|kann|sollte|solltest)\s+(?P<who>i|you|ich|du)\b",
+    re.IGNORECASE,
+)
+_MY_NAME = re.compile(
+    r"(?:\bmy\s+name\s+is|\bmy\s+name['’]s|\bcall\s+me|\bme\s+llamo|\bmi\s+nombre\s+es|\bich\s+heiße|\bich\s+heisse"
+    r"|\bmein\s+name\s+ist|\bje\s+m['’]appelle|\bmi\s+chiamo)\s+(?-i:(?P<name>[A-ZÀ-ÖØ-Þ][\w'’-]{1,30}))",
+    re.IGNORECASE,
+)
+
+
+def first_person(query: str) -> bool:
+    """Whether ``query`` speaks in the first person (English, Spanish, German, French, Italian)."""
+    return _FIRST.search(query) is not None
+
+
+def addresses_assistant(query: str) -> bool:
+    """Whether ``query`` is about "you" (the assistant), the phrases of a request left aside."""
+    return _SECOND.search(_ASKING.sub(" ", query)) is not None
+
+
+def user_speaker(speakers: Collection[str]) -> str | None:
+    """The speaker of the user role among ``speakers``: ``user``; else the one speaker beside an assistant."""
+    for s in speakers:
+        if s.strip().casefold() == "user":
+            return s
+    people = [s for s in speakers if s.strip().casefold() not in ASSISTANTS]
+    return people[0] if len(people) == 1 and len(people) < len(speakers) else None
+
+
+def assistant_speaker(speakers: Collection[str]) -> str | None:
+    """The assistant among ``speakers`` (``assistant`` first), else None."""
+    found = sorted(
+        (s for s in speakers if s.strip().casefold() in ASSISTANTS), key=lambda s: s.casefold() != "assistant"
+    )
+    return found[0] if found else None
+
+
+def user_names(statements: Iterable[str]) -> frozenset[str]:
+    """The names the user gave themselves in ``statements`` (their own words): "my name is Hannah",
+    "call me Hannah", "me llamo Lucía", "ich heiße Lena"."""
+    return frozenset(found.group("name") for text in statements for found in _MY_NAME.finditer(text))
+
+
+def question_speaker(query: str, speakers: Collection[str], names: Collection[str] = ()) -> str | None:
+    """The one of ``speakers`` that ``query`` is about (module docstring), or None; ``names``: the
+    user's names the memory knows (:func:`user_names`)."""
+    named = named_speaker(query, speakers)
+    if named is not None:
+        return named
+    user = user_speaker(speakers)
+    if user is not None and names and named_speaker(query, names) is not None:
+        return user
+    subject = _SUBJECT.search(_ASKING.sub(" ", query))
+    if subject is not None:
+        return user if subject.group("who").casefold() in ("i", "ich") else assistant_speaker(speakers)
+    if addresses_assistant(query):
+        return assistant_speaker(speakers)
+    return user if first_person(query) else None
+
+
+def alias_named(query: str, speakers: Collection[str], names: Collection[str]) -> str | None:
+    """The user's name that ``query`` names when it is not itself a stored speaker, else None."""
+    if named_speaker(query, speakers) is not None or user_speaker(speakers) is None:
+        return None
+    return named_speaker(query, [n for n in names if n not in speakers])

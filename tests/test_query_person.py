@@ -1,0 +1,182 @@
+"""Questions as chatbot users ask them: "I" is the user, "you" the assistant, the user's own name is the
+user, and the user's requests give way to their statements (hand-made chats, offline path)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from anchormem.config import Settings
+from anchormem.embed.hashing import HashEmbedder
+from anchormem.memory import Memory
+from anchormem.model import SearchResult
+from anchormem.search.rerank.statements import is_request
+from anchormem.text.person import (
+    addresses_assistant,
+    alias_named,
+    first_person,
+    question_speaker,
+    user_names,
+    user_speaker,
+)
+
+ROLES = {"user", "assistant"}
+NAMED = {"Lena", "Assistant"}
+FRIENDS = {"Caroline", "Melanie"}
+
+
+@pytest.mark.parametrize(
+    ("question", "roles", "named"),
+    [
+        ("Where do I live now?", "user", "Lena"),
+        ("where do i work these days", "user", "Lena"),
+        ("What's my sister's name?", "user", "Lena"),
+        ("Can you remind me which bike I bought?", "user", "Lena"),  # a request's "you" asks, it is not about you
+        ("Wo wohne ich jetzt?", "user", "Lena"),
+        ("Was ist mein Beruf?", "user", "Lena"),
+        ("¿Cuál es mi trabajo ahora?", "user", "Lena"),
+        ("¿Qué coche tengo yo?", "user", "Lena"),
+        ("What did you suggest for my knee?", "assistant", "Assistant"),
+        ("Was hast du mir für das Knie empfohlen?", "assistant", "Assistant"),
+        ("What did I ask you to plan?", "user", "Lena"),  # I asked: about the user
+        ("Which plan did you write?", "assistant", "Assistant"),
+        ("Where does the user live?", "user", None),  # names the role; no such speaker among names
+        ("Where does Lena live?", None, "Lena"),
+        ("What is the capital of France?", None, None),
+    ],
+)
+def test_the_first_person_is_the_user_and_you_the_assistant(
+    question: str, roles: str | None, named: str | None
+) -> None:
+    assert question_speaker(question, ROLES) == roles
+    assert question_speaker(question, NAMED) == named
+
+
+def test_two_people_talking_have_no_user_to_map_the_first_person_to() -> None:
+    assert question_speaker("Where do I live?", FRIENDS) is None
+    assert question_speaker("Where does Caroline live?", FRIENDS) == "Caroline"
+    assert user_speaker(FRIENDS) is None and user_speaker(ROLES) == "user" and user_speaker(NAMED) == "Lena"
+
+
+def test_person_words_are_read_as_words_not_inside_other_words() -> None:
+    assert not first_person("Which mixer is the best for bread?")  # "mi", "i" inside words
+    assert not addresses_assistant("Thank you: where is the youth hostel?")
+    assert first_person("I'd like to know my schedule") and addresses_assistant("Did you say Tuesday?")
+
+
+def test_a_name_the_user_gave_themselves_means_the_user() -> None:
+    names = user_names(["user: Hi, my name is Hannah and I just moved.", "user: my name is not important"])
+    assert names == {"Hannah"}, "a lower-case word after 'my name is' is no name"
+    assert user_names(["user: Hola, me llamo Lucía.", "user: Ich heiße Lena."]) == {"Lucía", "Lena"}
+    assert question_speaker("Where does Hannah work?", ROLES, names) == "user"
+    assert alias_named("Where does Hannah work?", ROLES, names) == "Hannah"
+    assert alias_named("Where does Hannah work?", {"Hannah", "assistant"}, names) is None, "a stored speaker"
+
+
+def test_requests_are_told_from_statements() -> None:
+    assert is_request("Can you plan me a dinner menu that fits my diet?")
+    assert is_request("Plan me a dinner menu for Saturday.")
+    assert not is_request("I'm pescatarian now, no more meat.")
+
+
+# -- through the product ------------------------------------------------------------------------------------
+
+SESSIONS: list[tuple[str, list[tuple[str, str]]]] = [
+    (
+        "2024-01-08T09:12:00",
+        [
+            ("user", "Hi! My name is Hannah. I work as a pharmacist in Leeds."),
+            ("assistant", "Nice to meet you, Hannah. Pharmacist work in Leeds must keep you busy."),
+        ],
+    ),
+    (
+        "2024-03-02T19:40:00",
+        [
+            ("user", "Can you plan me a dinner menu that fits my diet?"),
+            ("assistant", "Sure: which diet do you follow, so the dinner menu fits it?"),
+        ],
+    ),
+    (
+        "2024-04-14T10:18:00",
+        [
+            ("user", "I'm pescatarian now, so fish is fine but no meat in my diet."),
+            ("assistant", "Got it: fish and vegetables from now on."),
+        ],
+    ),
+    (
+        "2024-05-20T08:00:00",
+        [
+            ("user", "Ich wohne jetzt in Hamburg, nahe der Alster."),
+            ("assistant", "Hamburg an der Alster ist schön: wohnen dort viele Leute gern?"),
+        ],
+    ),
+]
+
+
+def long(reply: str) -> str:
+    """An assistant's reply as long as real ones (about 800 characters: passages of its own, apart from the
+    user's message), repeating the question's words as replies do."""
+    return " ".join([reply] * (1 + 800 // len(reply)))
+
+
+def messages(named: bool) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for n, (when, turns) in enumerate(SESSIONS, 1):
+        for i, (role, said) in enumerate(turns, 1):
+            text = long(said) if role == "assistant" else said
+            message: dict[str, Any] = {"role": role, "content": text, "created_at": when, "session": str(n)}
+            if named:  # the user's name given with the messages (OpenAI's ``name``)
+                message["name"] = "Hannah" if role == "user" else "Assistant"
+            out.append({**message, "id": f"D{n}:{i}"})
+    return out
+
+
+@pytest.fixture(params=[False, True], ids=["roles", "named"])
+def chat(request: pytest.FixtureRequest, settings: Settings) -> Iterator[Memory]:
+    memory = Memory(settings, embedder=HashEmbedder(dim=1024))
+    memory.add(messages(request.param), user_id="u")
+    yield memory
+    memory.close()
+
+
+def own_words(result: SearchResult) -> dict[str, float]:
+    """Per returned context (its first turn id), what the own-words stage gave it."""
+    return {h.context.turn_ids[0]: dict(h.adjustments).get("own-words", 0.0) for h in result.contexts}
+
+
+@pytest.mark.parametrize("question", ["Where do I live now?", "Wo wohne ich jetzt?", "Where does Hannah live?"])
+def test_a_question_in_the_first_person_or_by_the_users_name_puts_the_users_words_first(
+    chat: Memory, question: str
+) -> None:
+    result = chat.search(question, user_id="u", max_contexts=8)
+    given = own_words(result)
+    assistant = [tid for tid, value in given.items() if tid.endswith(":2")]
+    user = [tid for tid, value in given.items() if tid.endswith(":1")]
+    assert assistant and user
+    assert all(given[t] < 0 for t in assistant), "the assistant's replies give way"
+    assert all(given[t] == 0 for t in user), "the user's own words stay"
+    assert result.contexts[0].context.turn_ids[0].endswith(":1")
+
+
+def test_a_question_about_you_puts_the_assistants_words_first_and_whole(chat: Memory) -> None:
+    result = chat.search("What dinner menu did you suggest?", user_id="u", max_contexts=8)
+    given = own_words(result)
+    assert any(v < 0 for t, v in given.items() if t.endswith(":1"))
+    assert all(v == 0 for t, v in given.items() if t.endswith(":2"))
+    block = result.prompt(max_chars=1_200)
+    reply = "Sure: which diet do you follow"  # each of its passages says it seven times
+    assert "Assistant (part" in block.text and block.text.count(reply) == 14, "advice is shown whole"
+    user = chat.search("What's my diet these days?", user_id="u", max_contexts=8).prompt(max_chars=1_200)
+    assert 0 < user.text.count(reply) < 14, "a question about the user shows the reply by excerpts"
+
+
+def test_the_users_request_gives_way_to_the_users_statement(chat: Memory) -> None:
+    result = chat.search("What's my diet these days?", user_id="u", max_contexts=8)
+    ranks = {h.context.turn_ids[0]: h for h in result.contexts}
+    assert dict(ranks["D2:1"].adjustments).get("statements") == pytest.approx(-0.1), "the request gives way"
+    assert "statements" not in dict(ranks["D3:1"].adjustments)
+    assert ranks["D3:1"].rank < ranks["D2:1"].rank
+    asked = chat.search("What did I ask you to plan for dinner?", user_id="u", max_contexts=8)
+    assert all("statements" not in dict(h.adjustments) for h in asked.contexts), "a question about a request"

@@ -1,0 +1,97 @@
+"""A block that holds the answer: a long message is shown by the sentences that hold its anchors, so more
+messages fit and a fact told in passing reaches the block (hand-made results, and a hand-made chat)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anchormem.config import Settings
+from anchormem.embed.hashing import HashEmbedder
+from anchormem.memory import Memory
+from anchormem.model import Context, ContextHit, Fact, FactHit, SearchResult
+from anchormem.render.excerpt import excerpt, units
+
+FILLER = (
+    "The weather has been grey all week and the trains were late again. "
+    "I also tidied the garage and found a box of old letters. "
+    "We watched a long documentary about whales on Sunday evening. "
+    "The neighbours are building an extension and the noise starts at eight. "
+)
+
+
+def test_units_are_sentences_and_lines() -> None:
+    assert units("One two three. Four five six!\n- a list item here\nok.") == [
+        "One two three.",
+        "Four five six!",
+        "- a list item here ok.",
+    ]
+
+
+def test_an_excerpt_keeps_the_anchors_sentence_and_marks_what_it_leaves_out() -> None:
+    text = FILLER + "By the way, I started at Halden Mutual as a claims analyst in May. " + FILLER
+    shown = excerpt(text, ["user: By the way, I started at Halden Mutual as a claims analyst in May."], "job?")
+    assert shown is not None and "I started at Halden Mutual as a claims analyst in May." in shown
+    assert shown.startswith("…") and shown.endswith("…") and len(shown) < len(text) / 3
+    assert excerpt("Short and whole.", ["user: Short and whole."], "whole?") is None, "nothing to leave out"
+
+
+def test_a_kept_question_keeps_its_answer_and_the_question_finds_a_sentence_no_anchor_holds() -> None:
+    text = "Harriet: Which supplier is late? Sian: Brennan Castings, on Friday 12 September. " + FILLER
+    shown = excerpt(text, ["user: Harriet: Which supplier is late?"], "Which supplier?")
+    assert shown is not None and "Brennan Castings, on Friday 12 September." in shown
+    commute = FILLER + "Now I take the train to Derby three days a week. " + FILLER
+    shown = excerpt(
+        commute, ["user: The weather has been grey all week and the trains were late again."], "How do I get to Derby?"
+    )
+    assert shown is not None and "train to Derby" in shown
+
+
+def long_context(n: int, fact: str) -> ContextHit:
+    text = FILLER + fact + " " + FILLER
+    body = f'DATE: 8 May, 2024\nuser said, "{text}"'
+    context = Context(f"c{n}", str(n), 0, (f"D{n}:1",), "8 May, 2024", body)
+    anchor = FactHit(Fact(f"f{n}", f"c{n}", f"user: {fact}", "offline"), 0.9 - n / 100)
+    return ContextHit(context, 0.9 - n / 100, anchors=(anchor,), rank=n)
+
+
+FACTS = [f"By the way, my cousin number {n} moved to town {n} last spring." for n in range(1, 7)]
+
+
+def test_the_budget_goes_to_more_messages_each_by_the_sentence_that_holds_its_anchor() -> None:
+    hits = tuple(long_context(n, fact) for n, fact in enumerate(FACTS, 1))
+    result = SearchResult("Where did my cousins move?", hits, (), reading_order=tuple(range(6)))
+    whole = result.prompt()
+    assert whole.text.count(FILLER.split(".")[0]) == 12, "no budget: every message whole"
+    block = result.prompt(max_chars=2_400)
+    assert len(block.text) <= 2_400
+    assert block.turn_ids == tuple(f"D{n}:1" for n in range(1, 7)), "every message reaches the block"
+    assert all(fact in block.text for fact in FACTS), "each by its anchor's sentence"
+    assert block.text.count("(excerpt)") >= 4 and f'[D1:1] User: "{FILLER.strip()[:20]}' in block.text, "the best whole"
+
+
+def chat() -> list[dict[str, Any]]:
+    reply = "Here is a plan for the week with meals, shopping and a budget. " * 12
+    said = [
+        ("user", "Can you help me plan meals for the week? " + FILLER),
+        ("assistant", reply),
+        ("user", FILLER + "Oh, and I work at Halden Mutual now, so lunches are at the office. " + FILLER),
+        ("assistant", reply),
+        ("user", "What should I cook on Sunday for six people? " + FILLER),
+        ("assistant", reply),
+    ]
+    return [
+        {"role": role, "content": text, "created_at": f"2024-05-0{i // 2 + 1}T10:00:00", "session": str(i // 2 + 1)}
+        for i, (role, text) in enumerate(said)
+    ]
+
+
+def test_a_fact_told_in_passing_inside_a_long_message_reaches_a_small_block(settings: Settings) -> None:
+    memory = Memory(settings, embedder=HashEmbedder(dim=1024))
+    try:
+        memory.add(chat(), user_id="u")
+        result = memory.search("Where does the user work now? Halden Mutual office", user_id="u")
+        block = result.prompt(max_chars=520)
+        assert "I work at Halden Mutual now" in block.text
+        assert len(block.text) <= 520
+    finally:
+        memory.close()
