@@ -63,10 +63,8 @@ class Memory(Closeable):
     :class:`~anchormem.lifecycle.manager.Lifecycle` (update, delete, history, export, import). ``accounting``
     sums the LLM use of every call in this process; what a call used is stored for its scope.
 
-    A method that names a memory takes its scope as keywords, each ``None`` by default: ``user_id``,
-    ``agent_id``, ``run_id`` (:class:`~anchormem.wire.args.ScopeArgs`); ``search`` and ``answer``
-    also ``k``, ``variant`` and the narrowing keywords of :class:`~anchormem.wire.args.SearchArgs`.
-    A keyword none of them names is a :class:`TypeError`.
+    A method that names a memory takes its scope as keywords (:class:`~anchormem.wire.args.ScopeArgs`; ``search``
+    and ``answer`` :class:`~anchormem.wire.args.SearchArgs`); a keyword none of them names is a :class:`TypeError`.
     """
 
     def __init__(self, settings: Settings | None = None, **parts: Unpack[GivenParts]) -> None:
