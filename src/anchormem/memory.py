@@ -187,8 +187,7 @@ class Memory(Closeable):
 
     @property
     def records(self) -> RecordsReader:
-        """``records(kind, **scope)``: the records of a kind named at run time (``turns``, ``contexts``, ``facts``
-        or ``events``), for shells that take the kind as input."""
+        """``records(kind, **scope)``: the records of a kind named at run time (for shells that take it as input)."""
         return self._records_of
 
     def _records_of(self, kind: str, **scope: Unpack[ScopeArgs]) -> list[Any]:
