@@ -3,7 +3,7 @@ per phase (extraction, integration), for a bulk import and for one-message adds 
 
     PYTHONPATH=src .venv/bin/python bench/add_cost.py [--sample conv-26] [--loop 20] [--data DIR]
 
-The LLM is the fake OpenAI-compatible server (``anchormem.llm.fake_server``) on 127.0.0.1, answering as
+The LLM is the fake OpenAI-compatible server (``bench/fake_server.py``) on 127.0.0.1, answering as
 recorded: an extraction request whose excerpt is a passage of the Qwen2.5-7B pack
 (``locomo_facts_qwen2.5-7b.jsonl``, paper windows) gets that passage's facts; any other excerpt (a window an
 add cut short) one fact per line; an integration request gets the pack event that holds one of its key facts,
@@ -30,8 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fake_server import FakeOpenAIServer  # bench/fake_server.py, beside this script
+
 from anchormem.config import Settings
-from anchormem.llm.fake_server import FakeOpenAIServer
 from anchormem.memory import Memory
 from anchormem.model import Usage
 

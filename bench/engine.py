@@ -27,6 +27,7 @@ import numpy as np
 from anchormem.config import Settings
 from anchormem.embed.factory import open_embedder
 from anchormem.embed.minilm import MiniLMEmbedder
+from anchormem.eval.locomo import add_locomo
 from anchormem.memory import Memory
 from anchormem.model import Scope
 
@@ -61,7 +62,7 @@ def bench_ingest(data: Path, store_dir: Path) -> tuple[dict[str, float], Memory]
     t0 = time.perf_counter()
     facts = events = 0
     for sid in PACK_SAMPLES:
-        rep = mem.add(data / "locomo10.json", user_id=sid, sample=sid, facts=facts_file)
+        rep = add_locomo(mem, data / "locomo10.json", user_id=sid, sample=sid, facts=facts_file)
         facts += rep.facts_added
         events += rep.events_added
     ingest = time.perf_counter() - t0

@@ -1,5 +1,5 @@
 """Fault injection: ingest a conversation through an endpoint that fails a fifth of the time (500s,
-time-outs, malformed output; ``anchormem.llm.fake_server`` on loopback), then re-run until every
+time-outs, malformed output; ``bench/fake_server.py`` on loopback), then re-run until every
 extraction is done. Prints contexts stored and extractions failed then recovered.
 
     PYTHONPATH=src .venv/bin/python bench/faults.py [--turns 200] [--seed 1]
@@ -13,9 +13,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from fake_server import faulty_server  # bench/fake_server.py, beside this script
+
 from anchormem.config import LLMSettings, Settings
 from anchormem.embed.hashing import HashEmbedder
-from anchormem.llm.fake_server import faulty_server
 from anchormem.llm.openai_compat import OpenAICompatLLM
 from anchormem.memory import Memory
 

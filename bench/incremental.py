@@ -21,6 +21,7 @@ from anchormem.config import Settings
 from anchormem.embed.factory import open_embedder
 from anchormem.embed.protocol import Embedder
 from anchormem.eval.evidence import clean_evidence, evidence_recall
+from anchormem.eval.locomo import add_conversation
 from anchormem.ingest.sources import Conversation, load_conversations
 from anchormem.memory import Memory
 
@@ -63,10 +64,10 @@ def part_recall(embedder: Embedder, backend: str) -> None:
         ):
             for name in PACK:
                 conv = convs[name]
-                once.add(conv, user_id="bench", run_id=name, facts=FACTS)
+                add_conversation(once, conv, FACTS, sample_id=conv.name, user_id="bench", run_id=name)
                 calls = []
                 for part in _by_session(conv):
-                    report = steps.add(part, user_id="bench", run_id=name, facts=FACTS)
+                    report = add_conversation(steps, part, FACTS, sample_id=part.name, user_id="bench", run_id=name)
                     calls.append(report.llm_calls)
                 a, b = recall(once, samples[name], conv), recall(steps, samples[name], conv)
                 ev_a = len(once.events(user_id="bench", run_id=name))

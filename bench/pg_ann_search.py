@@ -36,7 +36,8 @@ from typing import Any
 
 import numpy as np
 from pg import given_server, new_database  # bench/ is on the path when this file runs as a script
-from pg_hnsw import BIG, Topics, _pool, _rss, _stats, copy_facts, embedded_postgres
+from pg_hnsw import BIG, _pool, copy_facts
+from pg_hnsw_parts import Topics, _rss, _stats, embedded_postgres
 
 from anchormem.model import Context, Turn
 from anchormem.store.postgres import PostgresStore

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench.fake_server import FakeOpenAIServer
 
 from anchormem.config import Settings
-from anchormem.llm.fake_server import FakeOpenAIServer
 from anchormem.memory import Memory
 from tests.batch_answers import answer, requests, result_line
 from tests.maya import TopicEmbedder, all_sessions, recorded, session_messages

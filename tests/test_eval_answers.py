@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench.fake_server import FakeOpenAIServer
 
 from anchormem.cli.main import main
 from anchormem.errors import InputError
 from anchormem.eval.answers.blocks import BlockMaker, MessageSearch, render_messages
 from anchormem.eval.answers.chats import load_chats, parse_chat
 from anchormem.eval.answers.haystack import build_haystack, sessions_of
-from anchormem.llm.fake_server import FakeOpenAIServer
 from anchormem.memory import Memory
 from anchormem.prompts import answer as answer_prompt
 from anchormem.prompts import judge as judge_prompt

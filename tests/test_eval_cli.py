@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from bench.fake_server import FakeOpenAIServer
 
 from anchormem.cli.main import main
-from anchormem.llm.fake_server import FakeOpenAIServer
 from tests.test_eval_runner import RECORD_KEYS, locomo_file, responder
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bench import fake_server
+from bench.fake_server import FakeOpenAIServer
+
 from anchormem.config import LLMSettings, Settings
 from anchormem.embed.hashing import HashEmbedder
-from anchormem.llm import fake_server
-from anchormem.llm.fake_server import FakeOpenAIServer
 from anchormem.llm.openai_compat import OpenAICompatLLM
 from anchormem.memory import Memory
 from tests.conftest import llm_responder

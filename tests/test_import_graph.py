@@ -1,7 +1,8 @@
 """The package's layering: no import cycle between its subpackages (and top-level modules), nor
 between the command-line modules. Read from the source (ast), so lazy imports inside functions
 count too; imports only for type checkers (``if TYPE_CHECKING:``) and of the package root (which
-only re-exports) do not."""
+only re-exports) do not. The direction test counts the typing-only ones too: every import goes down
+the layers ``docs/architecture.md`` lists, so there is no import circle at all."""
 
 from __future__ import annotations
 
@@ -132,3 +133,69 @@ def test_benchmarks_do_not_import_the_tests() -> None:
                 names = [node.module or ""]
             offenders += [f"{path.name}: {n}" for n in names if n == "tests" or n.startswith("tests.")]
     assert offenders == []
+
+
+ARCHITECTURE = ROOT.parents[1] / "docs" / "architecture.md"
+
+
+def every_import(path: Path) -> set[str]:
+    """The ``anchormem.*`` modules ``path`` imports, typing-only ones included (``from pkg import mod``
+    names ``pkg.mod`` only, not the package ``pkg``)."""
+    modules = {module_name(p) for p in ROOT.rglob("*.py")}
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            named = {f"{base}.{a.name}" for a in node.names}
+            found.update(named & modules)
+            if named - modules:
+                found.add(base)
+    return {m for m in found if m in modules and m != "anchormem"}
+
+
+def room_of(module: str) -> str:
+    return module.split(".")[1]
+
+
+def layers() -> dict[str, int]:
+    """Room -> its line in the architecture's layer list (0: the bottom)."""
+    text = ARCHITECTURE.read_text("utf-8")
+    block = text.split("<!-- layers -->")[1].split("<!-- /layers -->")[0]
+    lines = [line.split() for line in block.strip().strip("`").strip().splitlines() if line.strip()]
+    return {room.removesuffix(".py"): i for i, rooms in enumerate(lines) for room in rooms}
+
+
+def test_imports_go_down_the_layers_of_the_architecture_typing_ones_included() -> None:
+    level = layers()
+    rooms = {
+        room_of(module_name(p)).removesuffix(".py")
+        for p in ROOT.rglob("*.py")
+        if p.parent != ROOT or p.name != "__init__.py"
+    }
+    assert rooms - set(level) == set(), "rooms docs/architecture.md does not place"
+    assert set(level) - rooms == set(), "rooms docs/architecture.md names that do not exist"
+    wrong = []
+    for path in sorted(ROOT.rglob("*.py")):
+        source = module_name(path)
+        if source == "anchormem":
+            continue
+        for target in every_import(path):
+            a, b = room_of(source), room_of(target)
+            if a != b and level[b] >= level[a]:
+                wrong.append(f"{source} -> {target}")
+    assert wrong == []
+
+
+def test_no_import_circle_even_for_type_checkers() -> None:
+    edges: Graph = defaultdict(set)
+    for path in ROOT.rglob("*.py"):
+        source = module_name(path)
+        edges[source].update(t for t in every_import(path) if t != source)
+    assert cycles(edges) == []

@@ -8,11 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from bench.fake_server import FakeOpenAIServer, free_port
 
 from anchormem.config import LLMSettings
 from anchormem.errors import ConfigError, LLMError, LLMUnavailableError
 from anchormem.llm import Accounting, CachedLLM, CompletionParams, FakeLLM, OpenAICompatLLM, open_llm
-from anchormem.llm.fake_server import FakeOpenAIServer, free_port
 from anchormem.llm.openai_compat import chat_completions_url
 
 HELLO = [{"role": "user", "content": "Say hi."}]

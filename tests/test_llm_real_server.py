@@ -19,12 +19,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from bench.fake_server import free_port
 
 from anchormem.config import LLMSettings
 from anchormem.errors import LLMResponseError
 from anchormem.ingest.grounding import ground
 from anchormem.llm import Accounting, CompletionParams, OpenAICompatLLM, complete_parsed
-from anchormem.llm.fake_server import free_port
 from anchormem.prompts import facts
 
 pytestmark = pytest.mark.real_llm

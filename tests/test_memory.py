@@ -11,6 +11,7 @@ import pytest
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.errors import InputError, LLMNotConfiguredError, LLMUnavailableError, NotFoundError
+from anchormem.eval.locomo import add_all, add_locomo
 from anchormem.llm.fake import FakeLLM
 from anchormem.memory import Memory
 from anchormem.model import SearchResult
@@ -20,7 +21,7 @@ from tests.fixtures import SESSION_1, SESSION_2, locomo_sample, messages, write_
 
 def test_offline_add_and_search_with_provenance(memory: Memory, tmp_path: Path) -> None:
     path = write_locomo(tmp_path / "conv.json")
-    report = memory.add(path, user_id="ana", sample="conv-1")
+    report = add_locomo(memory, path, user_id="ana", sample="conv-1")
     assert report.turns_added == 9 and report.contexts_added == 5 and report.facts_added > 0
     result = memory.search("What is the name of Ana's dog?", user_id="ana")
     assert 0 < len(result.contexts) <= 10
@@ -35,9 +36,9 @@ def test_offline_add_and_search_with_provenance(memory: Memory, tmp_path: Path) 
 
 def test_re_adding_the_same_turns_creates_nothing(memory: Memory, tmp_path: Path) -> None:
     path = write_locomo(tmp_path / "conv.json")
-    memory.add(path, user_id="ana", sample="conv-1")
+    add_locomo(memory, path, user_id="ana", sample="conv-1")
     before = memory.stats(user_id="ana")
-    again = memory.add(path, user_id="ana", sample="conv-1")
+    again = add_locomo(memory, path, user_id="ana", sample="conv-1")
     after = memory.stats(user_id="ana")
     assert (again.turns_added, again.contexts_added, again.facts_added, again.events_added) == (0, 0, 0, 0)
     assert (before.contexts, before.facts, before.events, before.turns) == (
@@ -73,7 +74,7 @@ def test_events_are_built_within_one_user_only(memory: Memory) -> None:
 
 def test_llm_path_extracts_integrates_and_answers(llm_memory: Memory, fake_llm: FakeLLM, tmp_path: Path) -> None:
     path = write_locomo(tmp_path / "conv.json")
-    report = llm_memory.add(path, user_id="ana", sample="conv-1")
+    report = add_locomo(llm_memory, path, user_id="ana", sample="conv-1")
     facts = llm_memory.facts(user_id="ana")
     assert facts and all(f.source == "llm" for f in facts)
     assert report.extractions_failed == 0 and fake_llm.calls >= 5
@@ -87,13 +88,13 @@ def test_dead_endpoint_gives_a_clear_error_and_loses_nothing(settings: Settings,
     path = write_locomo(tmp_path / "conv.json")
     dead = FakeLLM(llm_responder, fail_first=10**6)
     with Memory(settings, embedder=HashEmbedder(), llm=dead) as mem, pytest.raises(LLMUnavailableError) as err:
-        mem.add(path, user_id="ana", sample="conv-1")
+        add_locomo(mem, path, user_id="ana", sample="conv-1")
     assert "run the same add again" in str(err.value)
     alive = FakeLLM(llm_responder)
     with Memory(settings, embedder=HashEmbedder(), llm=alive) as mem:
         assert mem.stats(user_id="ana").turns == 9  # the turns and contexts were kept
         assert mem.stats(user_id="ana").pending_extractions == 5
-        report = mem.add(path, user_id="ana", sample="conv-1")
+        report = add_locomo(mem, path, user_id="ana", sample="conv-1")
         assert report.turns_added == 0 and report.facts_added > 0
         stats = mem.stats(user_id="ana")
         assert stats.pending_extractions == 0 and stats.failed_extractions == 0
@@ -103,12 +104,12 @@ def test_malformed_llm_output_marks_the_context_failed_then_retries(settings: Se
     path = write_locomo(tmp_path / "conv.json")
     garbage = FakeLLM(lambda m: "I cannot do that" if "Excerpt:" in m[-1]["content"] else llm_responder(m))
     with Memory(settings, embedder=HashEmbedder(), llm=garbage) as mem:
-        report = mem.add(path, user_id="ana", sample="conv-1")
+        report = add_locomo(mem, path, user_id="ana", sample="conv-1")
         assert report.extractions_failed == 5
         assert mem.stats(user_id="ana").failed_extractions == 5
         assert mem.stats(user_id="ana").contexts == 5
     with Memory(settings, embedder=HashEmbedder(), llm=FakeLLM(llm_responder)) as mem:
-        report = mem.add(path, user_id="ana", sample="conv-1")
+        report = add_locomo(mem, path, user_id="ana", sample="conv-1")
         assert report.facts_added > 0 and mem.stats(user_id="ana").failed_extractions == 0
 
 
@@ -139,7 +140,7 @@ def test_precomputed_facts_and_events_attach(memory: Memory, tmp_path: Path) -> 
             }
         )
     )
-    memory.add(path, user_id="ana", sample="conv-1", facts=facts, events=events)
+    add_locomo(memory, path, user_id="ana", sample="conv-1", facts=facts, events=events)
     by_source = {f.text: f.source for f in memory.facts(user_id="ana")}
     assert by_source["Ana adopted a dog named Pico."] == "pack"
     assert "Not this one." not in by_source
@@ -171,13 +172,13 @@ def test_file_with_several_samples_needs_one_picked(memory: Memory, tmp_path: Pa
     path = write_locomo(tmp_path / "two.json", [locomo_sample("a"), locomo_sample("b")])
     with pytest.raises(InputError, match="holds 2 conversations"):
         memory.add(path, user_id="u")
-    reports = memory.add_all(path, user_id="u")
+    reports = add_all(memory, path, user_id="u")
     assert set(reports) == {"a", "b"}
     assert memory.stats(user_id="u", run_id="a").turns == 9
 
 
 def test_typed_record_accessors(memory: Memory, tmp_path: Path) -> None:
-    memory.add(write_locomo(tmp_path / "conv.json"), user_id="ana", sample="conv-1")
+    add_locomo(memory, write_locomo(tmp_path / "conv.json"), user_id="ana", sample="conv-1")
     turns = memory.turns(user_id="ana")
     assert [t.id for t in turns][:3] == ["D1:1", "D1:2", "D1:3"] and len(turns) == 9
     assert memory.records("turns", user_id="ana") == turns
@@ -193,7 +194,7 @@ def test_typed_record_accessors(memory: Memory, tmp_path: Path) -> None:
 
 
 def test_k_caps_the_contexts_unless_max_contexts_is_given(memory: Memory, tmp_path: Path) -> None:
-    memory.add(write_locomo(tmp_path / "conv.json"), user_id="ana", sample="conv-1")
+    add_locomo(memory, write_locomo(tmp_path / "conv.json"), user_id="ana", sample="conv-1")
     query = "What did Ana paint for her grandmother?"
     default = memory.search(query, user_id="ana")
     assert len(default.contexts) >= 3  # every window not covered by chosen ones fits under the default 10

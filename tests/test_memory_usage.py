@@ -11,6 +11,7 @@ import pytest
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.errors import LLMUnavailableError
+from anchormem.eval.locomo import add_locomo
 from anchormem.llm.accounting import Accounting
 from anchormem.llm.fake import FakeLLM
 from anchormem.llm.protocol import Message
@@ -31,10 +32,18 @@ def _settings(path: Path) -> Settings:
     return Settings.load(env={}, store=str(path), embed__backend="hash")
 
 
+def _add(mem: Memory, source: Any, user: str) -> None:
+    """Ana's conversation from a LoCoMo file (sample conv-1), Bo's as messages."""
+    if user == "ana":
+        add_locomo(mem, source, user_id=user, sample="conv-1")
+    else:
+        mem.add(source, user_id=user)
+
+
 def _alone(tmp_path: Path, name: str, source: Any, user: str) -> dict[str, tuple[int, int, int, int]]:
     """The usage of one add on a memory of its own: what a concurrent add must store too."""
     with Memory(_settings(tmp_path / f"{name}.db"), embedder=HashEmbedder(), llm=FakeLLM(llm_responder)) as mem:
-        mem.add(source, user_id=user, sample="conv-1" if user == "ana" else None)
+        _add(mem, source, user)
         return _counts(mem.stats(user_id=user).usage)
 
 
@@ -63,7 +72,7 @@ def test_concurrent_adds_of_two_users_store_exactly_their_own_usage(tmp_path: Pa
 
         def add(source: Any, user: str) -> None:
             try:
-                mem.add(source, user_id=user, sample="conv-1" if user == "ana" else None)
+                _add(mem, source, user)
             except BaseException as exc:  # reported below
                 errors.append(exc)
 

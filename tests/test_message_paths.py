@@ -18,6 +18,7 @@ from anchormem.aio import AsyncMemory
 from anchormem.cli.main import main
 from anchormem.client import Client
 from anchormem.errors import InputError
+from anchormem.eval.locomo import add_locomo
 from anchormem.ingest.sources import Conversation
 from anchormem.memory import Memory
 from anchormem.server.mcp import build_server
@@ -236,7 +237,7 @@ def test_the_client_sends_files_and_conversations_like_memory_add(
     path.write_text(json.dumps(CHAT), encoding="utf-8")
     memory.add(path, user_id="python")
     locomo = write_locomo(tmp_path / "conv.json")
-    memory.add(locomo, user_id="python-locomo", sample="conv-1")
+    add_locomo(memory, locomo, user_id="python-locomo", sample="conv-1")
     with Client(server.url, api_key=server.admin_key) as client:
         client.add(path, user_id="client")
         client.add(Conversation("c", tuple(memory.turns(user_id="python"))), user_id="client-conversation")

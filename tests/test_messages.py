@@ -12,6 +12,7 @@ import pytest
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.errors import InputError
+from anchormem.eval.locomo import add_all, add_locomo
 from anchormem.ingest.messages import as_messages, parse_messages
 from anchormem.ingest.sources import Conversation
 from anchormem.memory import Memory
@@ -67,10 +68,10 @@ def test_a_string_is_one_user_message_never_a_file(memory: Memory, tmp_path: Pat
     memory.add(str(path), user_id="u")
     (turn,) = memory.turns(user_id="u")
     assert (turn.speaker, turn.text) == ("user", str(path))
-    assert memory.add(path, user_id="file", sample="conv-1").turns_added == len(
+    assert add_locomo(memory, path, user_id="file", sample="conv-1").turns_added == len(
         locomo_sample()["conversation"]["session_1"]
     ) + len(locomo_sample()["conversation"]["session_2"])
-    reports = memory.add_all(str(path), user_id="all")  # add_all only reads files: a string path is fine
+    reports = add_all(memory, str(path), user_id="all")  # add_all only reads files: a string path is fine
     assert list(reports) == ["conv-1"]
 
 

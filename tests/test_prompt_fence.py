@@ -16,7 +16,7 @@ from anchormem.llm.fake import FakeLLM
 from anchormem.memory import Memory
 from anchormem.model import Context, ContextHit, Event, EventHit, SearchResult
 from anchormem.prompts import answer, events, facts, judge
-from anchormem.prompts.fence import defuse, fenced, one_line
+from anchormem.render.fence import defuse, fenced, one_line
 from anchormem.render.prompt_block import render_block
 
 # -- look-alikes ------------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import pytest
 
 from anchormem.errors import LLMResponseError
 from anchormem.prompts import facts
-from anchormem.prompts.fence import fenced
+from anchormem.render.fence import fenced
 
 CONTEXT = (
     "DATE: 1:56 pm on 8 May, 2023\n"

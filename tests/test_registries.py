@@ -67,9 +67,9 @@ def test_a_config_file_naming_an_unknown_name_fails_at_once(
 
 def test_the_light_name_lists_match_what_builds() -> None:
     """The shells list backends and recipes without importing numpy: the names must be the real ones."""
-    from anchormem.config import EMBED_BACKENDS
     from anchormem.embed.factory import BACKENDS
+    from anchormem.registries import EMBEDDERS
     from anchormem.search import recipes, retrieve
 
-    assert tuple(BACKENDS) == EMBED_BACKENDS
+    assert BACKENDS is EMBEDDERS  # one list of names: the registry the factory builds from
     assert retrieve.RECIPES is recipes.RECIPES

@@ -18,6 +18,7 @@ from anchormem.cli.main import main
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.errors import StoreError
+from anchormem.eval.locomo import add_locomo
 from anchormem.memory import Memory
 from anchormem.store.sqlite import SQLiteStore
 from tests.fixtures import write_locomo
@@ -49,7 +50,7 @@ def _run(capsys: pytest.CaptureFixture[str], argv: list[str], store: Path) -> tu
 def good_store(tmp_path: Path) -> Path:
     path = tmp_path / "good.db"
     with Memory(Settings.load(env={}, store=str(path), embed__backend="hash"), embedder=HashEmbedder()) as mem:
-        mem.add(write_locomo(tmp_path / "c.json"), sample="conv-1", user_id="u")
+        add_locomo(mem, write_locomo(tmp_path / "c.json"), sample="conv-1", user_id="u")
     return path
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
+from anchormem.eval.locomo import add_locomo
 from anchormem.llm.accounting import Accounting
 from anchormem.llm.cache import CachedLLM
 from anchormem.llm.fake import FakeLLM
@@ -65,7 +66,7 @@ def test_an_add_with_concurrent_extraction_reports_wall_time_within_the_add(tmp_
         llm__concurrency=4,
     )
     with Memory(settings, embedder=HashEmbedder(), llm=FakeLLM(llm_responder, delay=0.25)) as mem:
-        report = mem.add(write_locomo(tmp_path / "c.json"), sample="conv-1", user_id="u")
+        report = add_locomo(mem, write_locomo(tmp_path / "c.json"), sample="conv-1", user_id="u")
         stored = mem.stats(user_id="u").usage
     extraction = stored["extraction"]
     assert extraction.calls == report.contexts_added == 5

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from anchormem import Memory, Settings
 from anchormem.config import EmbedSettings
+from anchormem.eval.locomo import add_locomo
 from anchormem.model import SearchResult
 from anchormem.search.rerank.tense import asks_present
 from anchormem.search.retrieve import RECIPES, query_vectors, retrieve_with
@@ -63,7 +64,7 @@ def main() -> None:
         try:
             for sample in samples:
                 user = sample["sample_id"]
-                memory.add(Path(args.data), sample=user, user_id=user)
+                add_locomo(memory, Path(args.data), sample=user, user_id=user)
                 for qa in sample["qa"]:
                     gold = set(qa["evidence"])
                     r3 = search(memory, user, qa["question"], 3, recency)

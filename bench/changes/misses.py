@@ -20,6 +20,7 @@ from changes_bench import search  # bench/changes is on the path when this file 
 
 from anchormem import Memory, Settings
 from anchormem.config import EmbedSettings
+from anchormem.eval.locomo import add_locomo
 
 
 def main() -> None:
@@ -41,7 +42,7 @@ def main() -> None:
             for sample in samples:
                 user = sample["sample_id"]
                 if fresh:
-                    memory.add(data, sample=user, user_id=user)
+                    add_locomo(memory, data, sample=user, user_id=user)
                 for qa in sample["qa"]:
                     if qa.get("kind", "update") != "update":
                         continue

@@ -85,7 +85,6 @@ class AsyncMemory:
     # -- the methods of Memory, each run in a worker thread (see anchormem._util.bound) -------------------------
 
     add = in_thread(Memory.add)
-    add_all = in_thread(Memory.add_all)
     search = in_thread(Memory.search)
     answer = in_thread(Memory.answer)
     turns = in_thread(Memory.turns)

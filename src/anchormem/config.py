@@ -32,17 +32,15 @@ class LLMSettings:
     concurrency: int = 4
     temperature: float = 0.0
     ungrounded_facts: str = "drop"  # a fact its context does not support: "drop" or "keep" (counted either way)
-
-
-EMBED_BACKENDS = ("minilm", "minilm-torch", "minilm-onnx", "openai", "hash")
-"""The embedding backends by name (``anchormem.embed.factory.BACKENDS`` builds each one)."""
+    client: str = "openai"  # the client by name (``anchormem.registries.LLMS``; a third party's by entry point)
 
 
 @dataclass(frozen=True)
 class EmbedSettings:
     """``backend``: ``minilm`` (onnxruntime when available, else torch), ``minilm-torch``,
-    ``minilm-onnx``, ``openai`` (an OpenAI-compatible /v1/embeddings endpoint) or ``hash``
-    (a tiny deterministic embedder for tests only)."""
+    ``minilm-onnx``, ``openai`` (an OpenAI-compatible /v1/embeddings endpoint), ``hash``
+    (a tiny deterministic embedder for tests only), or one a third party names
+    (:data:`anchormem.registries.EMBEDDERS`)."""
 
     backend: str = "minilm"
     base_url: str | None = None

@@ -3,34 +3,27 @@ ingest lives in :mod:`anchormem.ingest`, search in :mod:`anchormem.search`."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import nullcontext
-from dataclasses import replace
-from functools import partial
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Unpack
 
 from anchormem._util.closeable import Closeable
-from anchormem._util.gcpause import paused_gc
 from anchormem.answer.answer import read
 from anchormem.answer.citations import cite
 from anchormem.config import Settings
 from anchormem.embed.protocol import Embedder
-from anchormem.index import ann
 from anchormem.index.cache import SnapshotCache
 from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.ingest.batched import BatchImport, BatchIngest
 from anchormem.ingest.ingester import Ingester, PendingAdd
-from anchormem.ingest.link import LinkFacts
 from anchormem.ingest.pipeline import Progress
-from anchormem.ingest.precomputed import load_precomputed
-from anchormem.ingest.sources import Conversation, load_conversations, read_source
+from anchormem.ingest.snapshot_facts import snapshot_facts
+from anchormem.ingest.sources import Source, read_source
 from anchormem.lifecycle.full_disk import delete_on_full_disk
 from anchormem.lifecycle.locks import WriterLocks
 from anchormem.lifecycle.manager import Lifecycle
 from anchormem.llm.accounting import Accounting
-from anchormem.llm.protocol import LLM, Completion
+from anchormem.llm.protocol import LLM
 from anchormem.model import (
     Answer,
     Context,
@@ -48,16 +41,12 @@ from anchormem.model import (
 )
 from anchormem.parts import GivenParts, Parts
 from anchormem.records import RECORD_KINDS, RecordKind, Records
-from anchormem.search.filters import make_filters, restrict
-from anchormem.search.retrieve import RECIPES, empty_result, query_vectors, retrieve
+from anchormem.search.searcher import Searcher
 from anchormem.store.protocol import Store
 from anchormem.wire.args import ADD_KEYS, SEARCH_KEYS, AddArgs, Record, RecordsReader, ScopeArgs, SearchArgs
-from anchormem.wire.scopes import check_query, make_scope, scope_of
-from anchormem.wire.validation import check_bool, check_label, check_search
+from anchormem.wire.scopes import scope_of
+from anchormem.wire.validation import check_bool, check_label
 
-Source = str | Mapping[str, Any] | Sequence[Mapping[str, Any]] | Conversation | Path
-"""What ``add`` takes: a plain string (one user message), one message, a list of messages, a
-:class:`Conversation`, or a :class:`~pathlib.Path` to a file (LoCoMo, or JSON/JSONL messages)."""
 __all__ = ["RECORD_KINDS", "Memory", "PendingAdd", "Record", "RecordKind", "Source"]
 
 
@@ -68,19 +57,14 @@ class Memory(Closeable):
     search, the LLM client on the first call that needs it. Pass ``store``,
     ``embedder`` or ``llm`` to use your own parts (e.g. fakes in tests).
 
-    The facade holds no algorithm; it names the scope of each call and hands the call to one of the
-    collaborators it composes: its :class:`~anchormem.parts.Parts` (store, embedder, LLM), a
-    :class:`~anchormem.index.cache.SnapshotCache` (what retrieval reads), an
-    :class:`~anchormem.ingest.ingester.Ingester` (adds), :class:`~anchormem.records.Records`
-    (reading stored records) and a :class:`~anchormem.lifecycle.manager.Lifecycle` (update, delete,
-    history, export, import), the last sharing per-user :class:`~anchormem.lifecycle.locks.WriterLocks`
-    with the ingester. ``accounting`` sums the LLM use of every call in this process; each call also
-    counts its own, and that is what is stored for its scope.
+    The facade holds no algorithm (``docs/architecture.md``): it names the scope of a call and hands the call
+    to its :class:`~anchormem.parts.Parts`, :class:`~anchormem.ingest.ingester.Ingester` (adds),
+    :class:`~anchormem.search.searcher.Searcher` (searches), :class:`~anchormem.records.Records` or
+    :class:`~anchormem.lifecycle.manager.Lifecycle` (update, delete, history, export, import). ``accounting``
+    sums the LLM use of every call in this process; what a call used is stored for its scope.
 
-    A method that names a memory takes its scope as keywords, each ``None`` by default: ``user_id``,
-    ``agent_id``, ``run_id`` (:class:`~anchormem.wire.args.ScopeArgs`); ``search`` and ``answer``
-    also ``k``, ``variant`` and the narrowing keywords of :class:`~anchormem.wire.args.SearchArgs`.
-    A keyword none of them names is a :class:`TypeError`.
+    A method that names a memory takes its scope as keywords (:class:`~anchormem.wire.args.ScopeArgs`; ``search``
+    and ``answer`` :class:`~anchormem.wire.args.SearchArgs`); a keyword none of them names is a :class:`TypeError`.
     """
 
     def __init__(self, settings: Settings | None = None, **parts: Unpack[GivenParts]) -> None:
@@ -89,27 +73,16 @@ class Memory(Closeable):
         self._parts = Parts(self.settings, **parts)
         self._snapshots = SnapshotCache(self._parts)
         locks = WriterLocks()
-        self._ingester = Ingester(self._parts, locks, self.accounting, self._fact_source)
+        self._ingester = Ingester(self._parts, locks, self.accounting, snapshot_facts(self._snapshots))
+        self._searcher = Searcher(self._parts, self._snapshots, self.accounting)
+        self._batch = BatchIngest(self._parts, self._ingester)
         self._records = Records(self._parts)
         self._lifecycle = Lifecycle(self._parts, locks, self._snapshots, self._ingester)
-        self._batch = BatchIngest(self._parts, self._ingester)
-
-    def _fact_source(self, scope: Scope) -> LinkFacts:
-        """The scope's facts, vectors, rows and neighbour index for linking: the snapshot this process holds,
-        grown by the add."""
-        snap = self._snapshots.get(scope)
-        near = ann.near(snap)  # a big PostgreSQL scope: through its HNSW index
-        if near is None:
-            index = snap.fact_neighbours
-            near = partial(index.above, snap.fact_vectors) if index is not None else None
-        return LinkFacts(snap.facts, snap.fact_vectors, snap.fact_row, near)
 
     @classmethod
     def from_env(cls, config_file: str | Path | None = None, **overrides: Any) -> Memory:
         """Settings from the environment and config file (see :meth:`Settings.load`)."""
         return cls(Settings.load(config_file=config_file, **overrides))
-
-    # -- parts -------------------------------------------------------------------------------------------
 
     @property
     def store(self) -> Store:
@@ -126,55 +99,27 @@ class Memory(Closeable):
         """The LLM (the given one, else the configured one), or ``None`` when none is configured."""
         return self._parts.llm
 
-    # -- ingest ------------------------------------------------------------------------------------------
-
     def add(
         self,
         source: Source | PendingAdd,
         *,
-        sample: str | None = None,
-        facts: str | Path | None = None,
-        events: str | Path | None = None,
         progress: Progress | None = None,
         readd: bool = False,
         batch: bool = False,
         **scope: Unpack[ScopeArgs],
     ) -> IngestReport:
-        """Add messages (or a whole conversation) to a user's memory.
-
-        ``source`` is one of:
-
-        - a list of messages: dicts with ``role``/``content`` (OpenAI's shape, content parts
-          included, optional ``name``) or ``speaker``/``text``, and optional ``id``, ``session``,
-          ``metadata`` (a JSON object), ``image_caption`` and a time (``timestamp``,
-          ``created_at`` or ``time``: ISO 8601, Unix seconds or milliseconds, or free text);
-        - one such message dict, or a plain string (one message of role ``user``). A string is
-          never read as a file path: pass files as :class:`pathlib.Path`;
-        - a :class:`Conversation`, or a :class:`pathlib.Path` to a LoCoMo file or a JSON/JSONL
-          message list. A LoCoMo file with several conversations needs ``sample`` (one sample id);
-        - a :class:`PendingAdd` from :meth:`prepare_add` (which holds its scope: pass no other keyword).
-
-        A message without an ``id`` gets one from its session, speaker, text, time as given and its
-        occurrence among identical messages of this call, so sending the same messages again (a
-        retry, or a window of recent messages re-sent) adds nothing new; see ``docs/messages.md``.
-        New turns of a session continue after the turns already stored in it. ``facts``/``events``
-        attach precomputed facts and events instead of extracting them. A re-run resumes
-        extraction that failed.
-
-        A message a delete removed is not stored again when it is re-sent (same id, or same content): the
-        report's notes count what was skipped. ``readd=True`` stores such messages again on purpose.
-        ``batch=True``: the LLM requests wait for :meth:`batch_export` instead of live calls; the turns are
-        searchable at once (provisional anchors) and :meth:`batch_import` finishes the add (``docs/batch.md``).
-        """
+        """Add messages (or a whole conversation) to a user's memory: ``source`` is any :data:`Source`, or a
+        :class:`PendingAdd` from :meth:`prepare_add` (which holds its scope: pass no other keyword but ``batch``).
+        New turns of a session continue after those stored; a re-run resumes extraction that failed. A message
+        a delete removed is not stored again when re-sent (the notes count it) unless ``readd=True``.
+        ``batch=True``: the LLM requests wait for :meth:`batch_export` (``docs/batch.md``)."""
         if isinstance(source, PendingAdd):
-            if sample or facts or events or readd or any(v is not None for v in scope.values()):
+            if readd or any(v is not None for v in scope.values()):
                 raise TypeError("add() of a PendingAdd takes only progress and batch: it holds its scope and input")
             pending = source
         else:
-            pending = self.prepare_add(source, sample=sample, facts=facts, events=events, readd=readd, **scope)
-        if batch:
-            return self._batch.add(pending, progress)
-        return self._ingester.add(pending, progress)
+            pending = self.prepare_add(source, readd=readd, **scope)
+        return self._batch.add(pending, progress) if batch else self._ingester.add(pending, progress)
 
     def batch_export(self, path: str | Path, *, part_size: int | None = None) -> list[Path]:
         """Write the LLM requests that wait for a batch answer as an OpenAI Batch API input file (``part_size``:
@@ -184,124 +129,35 @@ class Memory(Closeable):
     def batch_import(
         self, path: str | Path, *, progress: Progress | None = None, **scope: Unpack[ScopeArgs]
     ) -> BatchImport:
-        """Read a Batch API results file and derive what its answers allow in every memory with work waiting
-        (a scope narrows it): facts, then events once every context has its facts. Unusable lines are reported
-        by number in ``BatchImport.results``, never applied; safe to repeat (``docs/batch.md``)."""
+        """Read a Batch API results file and derive what its answers allow in every memory with work waiting (a
+        scope narrows it); unusable lines are reported, never applied; safe to repeat (``docs/batch.md``)."""
         scopes = [self._scope(scope, "batch_import")] if any(v is not None for v in scope.values()) else None
         return self._batch.import_results(path, scopes, progress)
 
     def prepare_add(self, source: Source, *, max_turns: int | None = None, **options: Unpack[AddArgs]) -> PendingAdd:
         """What :meth:`add` checks and reads before it runs (the same ``source`` and keywords), as a
-        :class:`PendingAdd` (scope, turns, precomputed facts and events) to hand to ``add`` later: for a shell
-        that decides from the turn count how to run the add (the REST API runs a large one as a background
-        job). Invalid input raises :class:`InputError` here, before anything is written; ``max_turns`` caps
-        the turns (the service's request limit)."""
+        :class:`PendingAdd` to hand to ``add`` later (precomputed facts and events may be set on it): for a shell
+        that decides from the turn count how to run the add. Invalid input raises :class:`InputError` here,
+        before anything is written; ``max_turns`` caps the turns (the service's request limit)."""
         checked = self._scope(options, "add", ADD_KEYS)
         readd = check_bool(options.get("readd", False), "readd", "add")
-        sample, facts, events = options.get("sample"), options.get("facts"), options.get("events")
-        conversation = read_source(source, sample, max_turns=max_turns)
-        pre = load_precomputed(facts, events, sample_id=conversation.name if sample or facts or events else None)
-        return PendingAdd(checked, conversation.turns, pre, readd)
-
-    def add_all(
-        self,
-        path: str | Path,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        facts: str | Path | None = None,
-        events: str | Path | None = None,
-        progress: Progress | None = None,
-        batch: bool = False,
-    ) -> dict[str, IngestReport]:
-        """Add every conversation of a LoCoMo file, each as its own run (``run_id`` = sample id).
-        ``path`` may be a string here: this method only reads files. ``batch`` as for :meth:`add`."""
-        out: dict[str, IngestReport] = {}
-        for conv in load_conversations(path):
-            pre = load_precomputed(facts, events, sample_id=conv.name)
-            pending = PendingAdd(make_scope(user_id, agent_id, conv.name), conv.turns, pre)
-            out[conv.name] = self._batch.add(pending, progress) if batch else self._ingester.add(pending, progress)
-        return out
-
-    # -- query -------------------------------------------------------------------------------------------
+        return PendingAdd(checked, read_source(source, max_turns=max_turns).turns, None, readd)
 
     def snapshot(self, scope: Scope) -> ScopeSnapshot:
         """The scope's memory as retrieval sees it (cached until the scope changes)."""
         return self._snapshots.get(scope)
 
     def search(self, query: str, *, max_contexts: int | None = None, **options: Unpack[SearchArgs]) -> SearchResult:
-        """Memories for ``query``: contexts (with their anchor facts) and events, with provenance.
-
-        The scope is a user, an agent (``agent_id`` alone: the agent's own memory), or either narrowed
-        by agent and run. A search covers the scope's sub-scopes too: a user's search looks through
-        everything stored under that user, its agents' and runs' memories included, and a user's
-        agent's search through that agent's runs; ``include_subscopes=False`` looks at the exact scope
-        only. Each returned context says which scope it is stored in (``ContextHit.scope``).
-
-        ``k`` is how many facts and events the recipe considers (the ``paper`` recipe maps the top
-        ``k`` facts to contexts; every recipe returns at most ``k`` events) and, unless
-        ``max_contexts`` is given, also the most contexts returned. Left out, both come from
-        the settings (``retrieval.k_facts``, ``k_events``, ``max_contexts``). ``max_chars`` caps the
-        context text returned (default ``retrieval.max_chars``: 10,000 characters; the best context is
-        always returned). ``trace=True`` attaches the retrieval's trace (``SearchResult.trace``: each
-        signal's value, each rerank stage's adjustment, the selection step). A scope with no memory
-        (e.g. a user's first conversation) gives an empty result, not an error.
-
-        Filters restrict the search to some messages (see :mod:`anchormem.search.filters`):
-        ``filters`` is metadata equality (``{"topic": "work"}``: every pair must equal the message's
-        ``metadata``; a key no message has gives an empty result), ``session`` a session label,
-        ``since``/``until`` a time range on the message time, both inclusive (ISO 8601, Unix seconds
-        or milliseconds, or a ``datetime``); messages whose time is unknown never match a time range.
-        A context, a window of several turns, is returned when at least one of its turns matches
-        every filter; an event only when all its source facts come from such contexts. A value of
-        the wrong type raises :class:`InputError` naming the field.
-        """
-        query = check_query(query)
-        k, variant = options.get("k"), options.get("variant")
-        max_chars = options.get("max_chars")
-        check_search(k, max_contexts, variant, RECIPES, max_chars)
-        for flag in ("trace", "include_subscopes"):
-            if flag in options:
-                check_bool(options[flag], flag, "search")
-        scope = self._scope(options, "search", SEARCH_KEYS)
-        wanted = make_filters(
-            options.get("filters"),
-            session=options.get("session"),
-            since=options.get("since"),
-            until=options.get("until"),
-        )
-        loads = self._snapshots.loads
-        snap = self._snapshots.covering(scope, include_subscopes=options.get("include_subscopes", True))
-        # a scope loaded whole: the first retrieval builds its indexes, millions of lasting objects
-        fresh = self._snapshots.loads != loads
-        settings = self.settings.retrieval
-        if k is not None:
-            settings = replace(settings, k_facts=k, k_events=k, max_contexts=k)
-        if max_contexts is not None:
-            settings = replace(settings, max_contexts=max_contexts)
-        if variant is not None:
-            settings = replace(settings, variant=variant)
-        if max_chars is not None:
-            settings = replace(settings, max_chars=max_chars)
-        traced = bool(options.get("trace"))
-        if snap is None:  # nothing stored for this scope (yet, or any more)
-            return empty_result(query, settings, traced)
-        started = time.perf_counter()
-        snap = restrict(snap, wanted)
-        if not snap.contexts:
-            return empty_result(query, settings, traced)
-        vector, subject_vector = query_vectors(self.embedder.embed, snap, query)
-        with paused_gc() if fresh else nullcontext():
-            result = retrieve(snap, query, vector, settings, subject_vector, trace=traced)
-        self.accounting.record("retrieval", Completion(text=""), time.perf_counter() - started)
-        return result
+        """Memories for ``query``: contexts (with their anchor facts) and events, with provenance. What each
+        keyword does (the scope and its sub-scopes, ``k``, ``max_contexts``, ``max_chars``, ``trace``, the
+        filters) is :class:`~anchormem.wire.args.SearchArgs`'s to say. A scope with no memory gives an empty
+        result, not an error; a value of the wrong type raises :class:`InputError` naming the field."""
+        return self._searcher.search(query, max_contexts, options)
 
     def answer(self, question: str, *, reader: LLM | None = None, **options: Unpack[SearchArgs]) -> Answer:
-        """Answer from memory with the reader LLM (``reader``, else the configured LLM);
-        the answer cites the turn ids it drew on (when the reader cites none it was shown, the turns whose
-        words the answer uses; ``Answer.citation`` says which, or ``none``). The memories are those
-        :meth:`search` returns for the same scope, ``include_subscopes`` and filters. The reader's usage is
-        stored for the scope (phase ``answering`` of :meth:`stats`)."""
+        """Answer from what :meth:`search` returns, with the reader LLM (``reader``, else the configured one),
+        citing the turns drawn on (``Answer.citation`` says how they were found); its usage is stored for the
+        scope (phase ``answering``)."""
         scope = self._scope(options, "answer", SEARCH_KEYS)
         llm = reader or self._parts.require_llm("answering")
         memories = self.search(question, **options)
@@ -312,8 +168,6 @@ class Memory(Closeable):
             used = call.used()
             if used:
                 self.store.record_usage(scope, used)
-
-    # -- inspect -------------------------------------------------------------------------------------------
 
     def turns(self, **scope: Unpack[ScopeArgs]) -> list[Turn]:
         """Every turn of a memory, in conversation order."""
@@ -333,10 +187,7 @@ class Memory(Closeable):
 
     @property
     def records(self) -> RecordsReader:
-        """``records(kind, *, user_id=None, agent_id=None, run_id=None)``: the records of one kind named at
-        run time (``turns``, ``contexts``, ``facts`` or ``events``), for shells that take the kind as
-        input; code that knows the kind calls :meth:`turns`, :meth:`contexts`, :meth:`facts` or
-        :meth:`events`."""
+        """``records(kind, **scope)``: the records of a kind named at run time (for shells that take it as input)."""
         return self._records_of
 
     def _records_of(self, kind: str, **scope: Unpack[ScopeArgs]) -> list[Any]:
@@ -356,19 +207,11 @@ class Memory(Closeable):
 
     _scope = staticmethod(scope_of)
 
-    # -- lifecycle: edit, forget, history, export, import -----------------------------------------------
-
     def update(self, turn_id: str, text: str, **scope: Unpack[ScopeArgs]) -> UpdateReport:
-        """Replace the text of one stored turn and re-derive what came from it, like a delete of the old
-        words and an add of the new ones in place.
-
-        The turn keeps its id, session, position, speaker, time and metadata. The windows that held it
-        are superseded with their facts and the events on those facts, cached LLM responses holding
-        the old text are forgotten and its bytes scrubbed from the store file; the session is re-cut
-        and facts and events are derived from the new text. The history records an ``update`` (counts,
-        never the texts). An unknown turn raises :class:`NotFoundError`; text that is empty or too long
-        :class:`InputError`; the text it already has changes nothing (``updated`` False).
-        """
+        """Replace the text of one stored turn and re-derive what came from it, as a delete of the old words
+        and an add of the new ones in place (the turn keeps its id, place, speaker, time and metadata; see
+        ``docs/forgetting.md``). An unknown turn raises :class:`NotFoundError`, empty or too long text
+        :class:`InputError`; the text it already has changes nothing (``updated`` False)."""
         return self._lifecycle.update(self._scope(scope, "update"), turn_id, text)
 
     def delete(
@@ -380,14 +223,9 @@ class Memory(Closeable):
         all: bool = False,
         **scope: Unpack[ScopeArgs],
     ) -> DeleteReport:
-        """Forget one session, turn or context (its turns), or ``all`` of a memory.
-
-        Everything derived from the deleted words goes: their contexts, those contexts'
-        facts, events built on those facts (re-formed from the facts that remain), cached
-        LLM responses holding the text, and the bytes in the store file. The surviving
-        turns of a touched session are re-cut into windows. ``all`` with only ``user_id``
-        deletes every agent and run of that user. Exactly one target must be given.
-        """
+        """Forget one session, turn or context (its turns), or ``all`` of a memory (with only ``user_id``: every
+        agent and run of that user); exactly one target. Everything derived from the words goes with them, the
+        LLM responses that held them and their bytes in the store file (``docs/forgetting.md``)."""
         where = self._scope(scope, "delete")
         check_bool(all, "all", "delete")
         return delete_on_full_disk(

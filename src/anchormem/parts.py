@@ -7,9 +7,10 @@ settings say what to open. Nothing is opened before it is needed.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 from anchormem.config import Settings
 from anchormem.embed.factory import open_embedder
@@ -19,6 +20,7 @@ from anchormem.llm.batch import BatchLLM
 from anchormem.llm.cache import CachedLLM
 from anchormem.llm.factory import open_llm
 from anchormem.llm.protocol import LLM
+from anchormem.store.capabilities import Located, ServedAt
 from anchormem.store.factory import open_store
 from anchormem.store.protocol import Store
 
@@ -59,24 +61,28 @@ class Parts:
 
     @property
     def store(self) -> Store:
-        if self._store is None:
-            with self._opening:
-                if self._store is None:
-                    self._store = open_store(self.settings.store_location)
-        return self._store
+        store = self._store
+        return store if store is not None else self._open_once("_store", self.settings.store_location, open_store)
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            with self._opening:
-                if self._embedder is None:
-                    self._embedder = open_embedder(self.settings.embed)
-        return self._embedder
+        embedder = self._embedder
+        return embedder if embedder is not None else self._open_once("_embedder", self.settings.embed, open_embedder)
+
+    def _open_once(self, attribute: str, what: Any, opener: Callable[[Any], Any]) -> Any:
+        """``opener(what)`` kept in ``attribute``, opened by one thread only (the others wait for it)."""
+        with self._opening:
+            if getattr(self, attribute) is None:
+                setattr(self, attribute, opener(what))
+            return getattr(self, attribute)
 
     @property
     def store_file(self) -> Path | None:
         """The SQLite file of the store (the one given, else the settings'), or None for a server store."""
-        where = getattr(self._store, "path", None) if self._store is not None else self.settings.store_location
+        if self._store is not None:
+            where = self._store.path if isinstance(self._store, Located) else None
+        else:
+            where = self.settings.store_location
         if not isinstance(where, str) or "://" in where or where == ":memory:":
             return None
         return Path(where)
@@ -84,7 +90,10 @@ class Parts:
     @property
     def store_url(self) -> str | None:
         """The URL of a server store (the one given, else the settings'), or None for a SQLite store."""
-        where = getattr(self._store, "url", None) if self._store is not None else self.settings.store_location
+        if self._store is not None:
+            where = self._store.url if isinstance(self._store, ServedAt) else None
+        else:
+            where = self.settings.store_location
         return where if isinstance(where, str) and "://" in where and not where.startswith("sqlite:") else None
 
     @property

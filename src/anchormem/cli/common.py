@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from anchormem.config import EMBED_BACKENDS as BACKENDS
 from anchormem.config import Settings
 from anchormem.errors import ConfigError, NotFoundError
+from anchormem.registries import EMBEDDERS as BACKENDS
 from anchormem.search.recipes import RECIPES
 
 if TYPE_CHECKING:

@@ -14,6 +14,7 @@ from anchormem.cli.common import open_memory, remote_options, store_options
 from anchormem.cli.remote import local_only
 from anchormem.errors import ConfigError, StoreError
 from anchormem.model import Scope
+from anchormem.store.capabilities import AnnIndex, Checkable
 from anchormem.store.pg_ann import MIN_FACTS
 
 WHY = "maintenance works on the store's files and tables"
@@ -72,10 +73,10 @@ def cmd_scrub(args: argparse.Namespace) -> Any:
 
 def cmd_check(args: argparse.Namespace) -> Any:
     with open_memory(args, create=False) as mem:
-        check = getattr(mem.store, "check", None)
-        if check is None:
-            raise StoreError(f"{type(mem.store).__name__} has no check")
-        report = check()
+        store = mem.store
+        if not isinstance(store, Checkable):
+            raise StoreError(f"{type(store).__name__} has no check")
+        report = store.check()
     if report.ok:
         rows = ", ".join(f"{n} {table}" for table, n in report.checked.items())
         text = f"ok: {report.location}: integrity_check {report.database_check}; invariants hold over {rows}"
@@ -92,10 +93,10 @@ def cmd_check(args: argparse.Namespace) -> Any:
 
 def cmd_ann_index(args: argparse.Namespace) -> Any:
     with open_memory(args) as mem:
-        index = getattr(mem.store, "index_big_scopes", None)
-        if index is None:
+        store = mem.store
+        if not isinstance(store, AnnIndex):
             raise ConfigError("HNSW indexes are for a PostgreSQL store: a SQLite store searches in memory")
-        done = index(args.min_facts, maintenance_work_mem=args.maintenance_work_mem)
+        done = store.index_big_scopes(args.min_facts, maintenance_work_mem=args.maintenance_work_mem)
     if args.json:
         return {what: [_scope(s) for s in scopes] for what, scopes in done.items()}
     return "; ".join(

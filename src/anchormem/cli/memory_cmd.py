@@ -127,7 +127,10 @@ def cmd_add(mem: Memory | Client, args: argparse.Namespace) -> Any:
                 raise InputError("--all-samples reads a LoCoMo file, not --message")
             if args.sample or args.run:
                 raise InputError("--all-samples cannot be combined with --sample or --run")
-            reports = mem.add_all(
+            from anchormem.eval.locomo import add_all
+
+            reports = add_all(
+                mem,
                 source,
                 user_id=args.user,
                 agent_id=args.agent,
@@ -137,16 +140,15 @@ def cmd_add(mem: Memory | Client, args: argparse.Namespace) -> Any:
                 batch=args.batch,
             )
             return {name: report_dict(r) for name, r in reports.items()}
-        report = mem.add(
-            source,
-            sample=args.sample,
-            facts=args.facts,
-            events=args.events,
-            progress=bars,
-            readd=args.readd,
-            batch=args.batch,
-            **scope_kwargs(args),
-        )
+        if args.file is not None and (args.sample or args.facts or args.events):  # a LoCoMo sample, a pack
+            from anchormem.eval.locomo import add_locomo
+
+            files = {"sample": args.sample, "facts": args.facts, "events": args.events}
+            report = add_locomo(
+                mem, source, progress=bars, readd=args.readd, batch=args.batch, **files, **scope_kwargs(args)
+            )
+        else:
+            report = mem.add(source, progress=bars, readd=args.readd, batch=args.batch, **scope_kwargs(args))
     return report_dict(report)
 
 

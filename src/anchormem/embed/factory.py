@@ -1,11 +1,10 @@
 """Build the embedder that :class:`~anchormem.config.EmbedSettings` names.
 
-Every backend, the test-only ``hash`` one included, is registered in ``BACKENDS``
-and built the same way."""
+Every backend, the test-only ``hash`` one included, is named in :data:`anchormem.registries.EMBEDDERS`
+(``BACKENDS`` here) and built the same way; a third party's is named there too (an entry point)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from anchormem.config import EmbedSettings
@@ -17,23 +16,33 @@ from anchormem.embed.onnx_runtime import OnnxMiniLMEmbedder
 from anchormem.embed.openai_compat import OpenAIEmbedder
 from anchormem.embed.protocol import Embedder
 from anchormem.errors import ConfigError
+from anchormem.registries import EMBEDDERS
 
-Builder = Callable[[EmbedSettings, "Path | None"], Embedder]
 
-
-def _openai(settings: EmbedSettings, _cache_dir: Path | None) -> Embedder:
+def openai(settings: EmbedSettings, _cache_dir: Path | None) -> Embedder:
     if not settings.base_url or not settings.model:
         raise ConfigError("the openai embedding backend needs embed.base_url and embed.model")
     return OpenAIEmbedder(settings.base_url, settings.model, api_key=settings.api_key, batch_size=settings.batch_size)
 
 
-BACKENDS: dict[str, Builder] = {
-    "minilm": lambda s, cache_dir: AutoMiniLMEmbedder(batch_size=s.batch_size, cache_dir=cache_dir),
-    "minilm-torch": lambda s, _cache_dir: MiniLMEmbedder(batch_size=s.batch_size),
-    "minilm-onnx": lambda s, cache_dir: OnnxMiniLMEmbedder(batch_size=s.batch_size, cache_dir=cache_dir),
-    "openai": _openai,
-    "hash": lambda _s, _cache_dir: HashEmbedder(),
-}
+def minilm(settings: EmbedSettings, cache_dir: Path | None) -> Embedder:
+    return AutoMiniLMEmbedder(batch_size=settings.batch_size, cache_dir=cache_dir)
+
+
+def minilm_torch(settings: EmbedSettings, _cache_dir: Path | None) -> Embedder:
+    return MiniLMEmbedder(batch_size=settings.batch_size)
+
+
+def minilm_onnx(settings: EmbedSettings, cache_dir: Path | None) -> Embedder:
+    return OnnxMiniLMEmbedder(batch_size=settings.batch_size, cache_dir=cache_dir)
+
+
+def hashing(_settings: EmbedSettings, _cache_dir: Path | None) -> Embedder:
+    return HashEmbedder()
+
+
+BACKENDS = EMBEDDERS
+"""Every embedding backend by name (:data:`anchormem.registries.EMBEDDERS`: built-ins, then third parties)."""
 
 
 def open_embedder(
@@ -44,11 +53,7 @@ def open_embedder(
     Single-text calls are served from an LRU cache of ``query_cache_size`` entries
     (0 disables it). ``onnx_cache_dir`` overrides ``~/.cache/anchormem/onnx``.
     """
-    builder = BACKENDS.get(settings.backend)
-    if builder is None:
-        raise ConfigError(
-            f"unknown embedding backend {settings.backend!r}; choose one of {', '.join(sorted(BACKENDS))}"
-        )
+    builder = BACKENDS.named(settings.backend)
     if settings.batch_size < 1:
         raise ConfigError(f"embed.batch_size must be at least 1, got {settings.batch_size}")
     embedder = builder(settings, Path(onnx_cache_dir).expanduser() if onnx_cache_dir is not None else None)

@@ -23,6 +23,7 @@ from anchormem.config import GraphSettings, LLMSettings, Settings
 from anchormem.errors import ConfigError, LLMError, LLMNotConfiguredError, LLMResponseError
 from anchormem.eval.evidence import evidence_recall
 from anchormem.eval.judge import JUDGING, Judge
+from anchormem.eval.locomo import add_locomo
 from anchormem.eval.plots import category_plots, optional_plots
 from anchormem.eval.qa import Question, questions_from_samples, read_samples, select_samples
 from anchormem.eval.report import (
@@ -253,8 +254,14 @@ class LocomoRun:
 
     def _ingest(self, memory: Memory, sample_id: str) -> AEGStats:
         cfg = self.config
-        report = memory.add(
-            cfg.data, user_id=sample_id, sample=sample_id, facts=cfg.facts, events=cfg.events, progress=self._progress
+        report = add_locomo(
+            memory,
+            cfg.data,
+            user_id=sample_id,
+            sample=sample_id,
+            facts=cfg.facts,
+            events=cfg.events,
+            progress=self._progress,
         )
         stats = memory.stats(user_id=sample_id)
         facts = Counter[str](f.source for f in memory.facts(user_id=sample_id))

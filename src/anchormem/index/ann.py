@@ -23,12 +23,14 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from anchormem.errors import ConfigError
 from anchormem.index.neighbours import Found, Near
 from anchormem.index.rows import Blocks
 from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.index.store_rows import StackedRows, StoreRows, VectorSource
 from anchormem.model import Scope
 from anchormem.parts import Parts
+from anchormem.store.capabilities import AnnIndex
 
 MIN_CANDIDATES = 1000  # the default of ``RetrievalSettings.ann_candidates`` (pgvector's largest ef_search)
 RESCORE = 4000  # facts of the candidates' contexts scored exactly beside the candidates (one query)
@@ -39,14 +41,16 @@ def indexed(parts: Parts, scope: Scope) -> bool:
     """Whether ``scope`` is searched through its HNSW index: the setting allows it and the store has one."""
     if not parts.settings.retrieval.ann_index:
         return False
-    has_index = getattr(parts.store, "ann_indexed", None)
-    return bool(callable(has_index) and has_index(scope))
+    store = parts.store
+    return isinstance(store, AnnIndex) and store.ann_indexed(scope)
 
 
 def load(parts: Parts, scope: Scope) -> ScopeSnapshot:
     """The scope's snapshot with its fact vectors left in the store (the module docstring)."""
     store = parts.store
-    source: VectorSource = store  # type: ignore[assignment]  # a store with an index is a PostgresStore
+    if not isinstance(store, AnnIndex):
+        raise ConfigError(f"{type(store).__name__} keeps no ANN index: its scopes load with their fact vectors")
+    source: VectorSource = store
     facts = store.facts(scope)
     events, event_vectors = store.event_matrix(scope)
     contexts = store.contexts(scope)

@@ -28,7 +28,9 @@ from anchormem.index.shared_list import SharedList
 from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.index.store_rows import lazy
 from anchormem.model import VERBATIM_SOURCES, Context, Event, Fact, Scope
-from anchormem.store.journal import Change, Journal
+from anchormem.store.capabilities import ChangeFeed, ChangeJournal
+from anchormem.store.journal import Change
+from anchormem.store.protocol import Store
 from anchormem.text.voice import anchor_speaker
 
 T = TypeVar("T")
@@ -101,16 +103,14 @@ def _remap(n: int, removed: Rows) -> npt.NDArray[np.int64]:
     return out
 
 
-def changes_since(store: object, scope: Scope, version: int, until: int) -> list[Change] | None:
+def changes_since(store: Store, scope: Scope, version: int, until: int) -> list[Change] | None:
     """What a snapshot of ``scope`` at ``version`` needs to reach ``until``: this process's own writes, from the
     store's journal (:mod:`anchormem.store.journal`), else every process's, from the store's log of added and
     removed ids (``SQLStore.changes_since``); None when neither holds them all, or one of them forgot messages (the
     scope is then loaded whole)."""
-    journal: Journal | None = getattr(store, "journal", None)
-    changes = journal.since(scope, version, until) if journal is not None else None
-    logged = getattr(store, "changes_since", None)
-    if changes is None and logged is not None:  # another process wrote: what did it add and remove?
-        changes = logged(scope, version, until)
+    changes = store.journal.since(scope, version, until) if isinstance(store, ChangeJournal) else None
+    if changes is None and isinstance(store, ChangeFeed):  # another process wrote: what did it add and remove?
+        changes = store.changes_since(scope, version, until)
     return changes
 
 

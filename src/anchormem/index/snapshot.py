@@ -7,6 +7,7 @@ snapshot, so a query costs a few matrix products and sparse row sums.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -35,7 +36,27 @@ _EPOCH = datetime(1970, 1, 1)
 Vectors = Blocks | npt.NDArray[np.float32]
 
 
-class FactGroups(Sequence[list[int]]):
+class _RowLists(Sequence[list[int]]):
+    """A list of row numbers per item, each made when it is asked for (:meth:`_row`)."""
+
+    @abstractmethod
+    def _row(self, item: int) -> list[int]:
+        """The rows of ``item`` (each subclass says where it finds them)."""
+
+    @overload
+    def __getitem__(self, item: int) -> list[int]: ...
+    @overload
+    def __getitem__(self, item: slice) -> list[list[int]]: ...
+    def __getitem__(self, item: int | slice) -> list[int] | list[list[int]]:
+        if isinstance(item, slice):
+            return [self._row(i) for i in range(len(self))[item]]
+        return self._row(item)
+
+    def __iter__(self) -> Iterator[list[int]]:
+        return (self._row(i) for i in range(len(self)))
+
+
+class FactGroups(_RowLists):
     """Fact rows of each context (``snapshot.context_facts[row]``), read from ``fact_segments``: no list per
     context is built until one is asked for."""
 
@@ -58,20 +79,11 @@ class FactGroups(Sequence[list[int]]):
     def __len__(self) -> int:
         return len(self._start)
 
-    @overload
-    def __getitem__(self, row: int) -> list[int]: ...
-    @overload
-    def __getitem__(self, row: slice) -> list[list[int]]: ...
-    def __getitem__(self, row: int | slice) -> list[int] | list[list[int]]:
-        if isinstance(row, slice):
-            return [self[r] for r in range(len(self))[row]]
-        return [int(f) for f in self._order[self._start[row] : self._end[row]]]
-
-    def __iter__(self) -> Iterator[list[int]]:
-        return (self[r] for r in range(len(self)))
+    def _row(self, item: int) -> list[int]:
+        return [int(f) for f in self._order[self._start[item] : self._end[item]]]
 
 
-class EventFacts(Sequence[list[int]]):
+class EventFacts(_RowLists):
     """Fact rows of each event's known source facts (``snapshot.event_facts[e]``), looked up when asked."""
 
     def __init__(self, snapshot: ScopeSnapshot) -> None:
@@ -81,18 +93,9 @@ class EventFacts(Sequence[list[int]]):
     def __len__(self) -> int:
         return len(self._events)
 
-    @overload
-    def __getitem__(self, e: int) -> list[int]: ...
-    @overload
-    def __getitem__(self, e: slice) -> list[list[int]]: ...
-    def __getitem__(self, e: int | slice) -> list[int] | list[list[int]]:
-        if isinstance(e, slice):
-            return [self[i] for i in range(len(self))[e]]
+    def _row(self, item: int) -> list[int]:
         rows = self._rows
-        return [rows[fid] for fid in self._events[e].fact_ids if fid in rows]
-
-    def __iter__(self) -> Iterator[list[int]]:
-        return (self[e] for e in range(len(self)))
+        return [rows[fid] for fid in self._events[item].fact_ids if fid in rows]
 
 
 @dataclass(eq=False)

@@ -34,6 +34,7 @@ from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.index.store_rows import StackedRows, StoreRows
 from anchormem.model import Scope
 from anchormem.parts import Parts
+from anchormem.store.capabilities import VersionStamps
 
 log = logging.getLogger(__name__)
 
@@ -78,13 +79,13 @@ class SnapshotFiles:
         token = snapshot_file.token(store, create)
         if token is None:
             return None
-        migrations = len(getattr(getattr(store, "dialect", None), "migrations", ()))
+        migrations = store.schema_version if isinstance(store, VersionStamps) else 0
         nonce = self._nonce(scope, version, create=True) if create else None  # a reader checks the file's own
         return snapshot_file.stamp(scope, version, nonce, token, self._parts.settings.chunking.chat_chars, migrations)
 
     def _nonce(self, scope: Scope, version: int, create: bool = False) -> str | None:
-        of = getattr(self._parts.store, "version_nonce", None)
-        return of(scope, version, create) if callable(of) else None
+        store = self._parts.store
+        return store.version_nonce(scope, version, create) if isinstance(store, VersionStamps) else None
 
     def load(self, scope: Scope, version: int) -> ScopeSnapshot | None:
         """The scope's snapshot at ``version`` from its file, or None (no file, a stale one, or none kept). A file

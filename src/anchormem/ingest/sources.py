@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,20 @@ class Conversation:
     @property
     def sessions(self) -> list[str]:
         return list(dict.fromkeys(t.session for t in self.turns))
+
+
+Source = str | Mapping[str, Any] | Sequence[Mapping[str, Any]] | Conversation | Path
+"""What ``add`` takes:
+
+- a list of messages: dicts with ``role``/``content`` (OpenAI's shape, content parts included, optional ``name``)
+  or ``speaker``/``text``, and optional ``id``, ``session``, ``metadata`` (a JSON object), ``image_caption`` and a
+  time (``timestamp``, ``created_at`` or ``time``: ISO 8601, Unix seconds or milliseconds, or free text);
+- one such message dict, or a plain string (one message of role ``user``; never read as a file path);
+- a :class:`Conversation`, or a :class:`~pathlib.Path` to a JSON/JSONL message list or a LoCoMo file of one
+  conversation (a sample of several, and precomputed facts: :mod:`anchormem.eval.locomo`).
+
+A message without an ``id`` gets one from its session, speaker, text, time as given and its occurrence among
+identical messages of the call, so sending the same messages again adds nothing new (``docs/messages.md``)."""
 
 
 def read_json_file(path: Path) -> Any:
@@ -104,7 +118,7 @@ def read_source(source: object, sample: str | None = None, *, max_turns: int | N
             names = ", ".join(c.name for c in conversations[:10])
             raise InputError(
                 f"{source} holds {len(conversations)} conversations ({names}); pick one with "
-                "sample=... (CLI: --sample ID), or use add_all"
+                "sample=... (anchormem.eval.locomo.add_locomo; CLI: --sample ID), or use add_all"
             )
         return conversations[0]
     if isinstance(source, Mapping) and is_locomo(source):

@@ -8,17 +8,17 @@ then its file is vacuumed), and the store file's free pages and WAL (``Store.scr
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from anchormem.errors import LLMError, NotFoundError, StoreError
+from anchormem.errors import LLMError, NotFoundError
 from anchormem.lifecycle import forgotten
 from anchormem.llm.batch import BatchLLM
+from anchormem.llm.cache import CachedLLM, forget_in_file, scrub_file
 from anchormem.model import DeleteReport, IngestReport, Scope
 from anchormem.parts import BatchStoreFile
-from anchormem.prompts.fence import fenced_body, one_line
+from anchormem.render.fence import fenced_body, one_line
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
 from anchormem.wire.scopes import describe
@@ -141,23 +141,17 @@ def forget_cached(cache: object | None, texts: Iterable[str]) -> int:
             return forget_cached(batch, unique)
         finally:
             batch.close()
-    if isinstance(cache, Path):
-        if not cache.exists():
-            return 0
-        from anchormem.llm.cache import CachedLLM
-
-        holder = CachedLLM(_NoLLM(), cache)
-        try:
-            return forget_cached(holder, unique)
-        finally:
-            holder.close()
+    if isinstance(cache, Path):  # the cache file an earlier configuration left: the cache forgets from it
+        return forget_in_file(cache, unique)
+    if isinstance(cache, CachedLLM):  # the cache owns its file: it forgets and scrubs it
+        return cache.forget(unique)
     forget = getattr(cache, "forget_containing", None)
     if forget is None:
         return 0
     n = sum(int(forget(text)) for text in unique)
     path = getattr(cache, "path", None)
     if n and isinstance(path, Path) and path.exists():
-        vacuum(path)
+        scrub_file(path)
     return n
 
 
@@ -168,20 +162,6 @@ class _NoLLM:
 
     def complete(self, messages: Any, params: Any = None) -> Any:
         raise LLMError("no LLM is configured")
-
-
-def vacuum(path: Path) -> None:
-    """Rewrite an SQLite file without its free pages and truncate its WAL."""
-    try:
-        db = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
-        try:
-            db.execute("PRAGMA busy_timeout = 30000")
-            db.execute("VACUUM")
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        finally:
-            db.close()
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot scrub the LLM response cache {path}: {exc}") from exc
 
 
 def scopes_under(store: Store, user_id: str, agent_id: str | None, run_id: str | None) -> list[Scope]:

@@ -8,6 +8,9 @@ file), and the session is re-cut and derived again from the new text, like an ad
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 from anchormem.errors import NotFoundError
 from anchormem.lifecycle.delete import Rebuild, rewrite
 from anchormem.model import Scope, UpdateReport
@@ -52,16 +55,8 @@ def update_turn(
         "deriving from the new text stopped",
     )
     rebuilt = done.rebuilt
-    return UpdateReport(
-        turn_id=turn_id,
-        updated=True,
-        contexts_superseded=done.counts["contexts"],
-        facts_superseded=done.counts["facts"],
-        events_superseded=done.counts["events"],
-        contexts_added=rebuilt.contexts_added,
-        facts_added=rebuilt.facts_added,
-        events_added=rebuilt.events_added,
-        cache_entries_forgotten=done.forgotten,
-        llm_calls=rebuilt.llm_calls,
-        notes=rebuilt.notes,
-    )
+    kinds = ("contexts", "facts", "events")
+    counts: dict[str, Any] = {f"{kind}_superseded": done.counts[kind] for kind in kinds}
+    counts |= {f"{kind}_added": getattr(rebuilt, f"{kind}_added") for kind in kinds}
+    report = UpdateReport(turn_id=turn_id, updated=True, cache_entries_forgotten=done.forgotten, notes=rebuilt.notes)
+    return dataclasses.replace(report, llm_calls=rebuilt.llm_calls, **counts)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from anchormem.errors import InputError
 from anchormem.index.cache import SnapshotCache
@@ -23,8 +23,18 @@ from anchormem.model import DeleteReport, HistoryEntry, ImportReport, IngestRepo
 from anchormem.parts import Parts
 from anchormem.wire.scopes import no_memory
 
-if TYPE_CHECKING:  # the ingester records its adds in the history: no import back at run time
-    from anchormem.ingest.ingester import Ingester
+
+class Rederiver(Protocol):
+    """What a change that forgets words asks of the memory's ingester
+    (:class:`~anchormem.ingest.ingester.Ingester`, which imports this package: no import back)."""
+
+    def rebuild(self, scope: Scope, sessions: Sequence[str]) -> IngestReport:
+        """Re-cut ``sessions`` and derive what is missing; the caller holds the user's lock."""
+        ...
+
+    def made_by(self, precomputed: bool = False) -> dict[str, object]:
+        """The producers of the records an operation derives (for the history)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -35,7 +45,7 @@ class Lifecycle:
     _parts: Parts
     _locks: WriterLocks
     _snapshots: SnapshotCache
-    _ingester: Ingester
+    _ingester: Rederiver
 
     def update(self, scope: Scope, turn_id: str, text: str) -> UpdateReport:
         """Replace one turn's text and re-derive its session (see :mod:`anchormem.lifecycle.edit`)."""

@@ -8,14 +8,13 @@ be re-cut into new windows are listed too.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from anchormem.errors import InputError, NotFoundError
+from anchormem.errors import InputError, NotFoundError, StoreError
 from anchormem.lifecycle.delete import resolve, scopes_under
+from anchormem.llm.cache import CachedLLM, count_holding
 from anchormem.model import Scope
 from anchormem.store import cascade
 from anchormem.store.protocol import Store
@@ -98,28 +97,13 @@ def _extend(out: DeletePreview, turns: list[str], contexts: list[str], facts: li
 def count_cached(cache: object | None, texts: Iterable[str]) -> int:
     """How many cached LLM exchanges hold one of ``texts`` (what ``forget_cached`` would drop).
 
-    ``cache`` is a response cache (anything with a ``path``) or the path of a cache file; the file is
-    opened read-only and nothing is changed."""
-    path = cache if isinstance(cache, Path) else getattr(cache, "path", None)
-    if not isinstance(path, Path) or not path.exists():
+    ``cache`` is a response cache (:class:`~anchormem.llm.cache.CachedLLM`) or the path of a cache file; the
+    file is read by the cache's own :func:`~anchormem.llm.cache.count_holding` and nothing is changed. An
+    unreadable cache is reported as holding nothing: the delete itself will say more."""
+    path = cache if isinstance(cache, Path) else cache.path if isinstance(cache, CachedLLM) else None
+    if path is None:
         return 0
-    unique = [t for t in dict.fromkeys(texts) if t.strip()]
-    if not unique:
-        return 0
-    keys: set[str] = set()
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
-        try:
-            for text in unique:
-                escaped = json.dumps(text, ensure_ascii=False)[1:-1]
-                rows = db.execute(
-                    "SELECT key FROM responses WHERE instr(request, ?) > 0 OR instr(request, ?) > 0 "
-                    "OR instr(response, ?) > 0",
-                    (text, escaped, text),
-                )
-                keys.update(str(r[0]) for r in rows)
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return 0  # an unreadable cache is reported as holding nothing; the delete itself will say more
-    return len(keys)
+        return count_holding(path, texts)
+    except StoreError:
+        return 0

@@ -1,6 +1,10 @@
 """A persistent response cache around any LLM: one SQLite file, keyed by
 sha256 of (model, messages, params). Re-runs become free, and a cache file doubles
-as a recording of responses for tests."""
+as a recording of responses for tests.
+
+The file's schema is this module's, and so is forgetting from it: :meth:`CachedLLM.forget` drops every
+exchange holding a deleted text and scrubs the file, :func:`forget_in_file` does the same for a file no LLM
+is configured for now, and :func:`count_holding` counts what a forget would drop (a delete's preview)."""
 
 from __future__ import annotations
 
@@ -8,12 +12,13 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from anchormem._util.closeable import Closeable
-from anchormem.errors import StoreError
+from anchormem.errors import LLMError, StoreError
 from anchormem.llm.keys import cache_key, canonical_json, request_payload
 from anchormem.llm.protocol import LLM, Completion, CompletionParams, Message
 
@@ -29,6 +34,27 @@ CREATE TABLE IF NOT EXISTS responses (
     created REAL NOT NULL
 )
 """
+
+
+_HOLDING = "instr(request, ?) > 0 OR instr(request, ?) > 0 OR instr(response, ?) > 0"
+
+
+def _holding_args(text: str) -> tuple[str, str, str]:
+    escaped = json.dumps(text, ensure_ascii=False)[1:-1]  # as it appears inside the stored JSON
+    return text, escaped, text
+
+
+def _unique(texts: Iterable[str]) -> list[str]:
+    return [t for t in dict.fromkeys(texts) if t.strip()]
+
+
+@runtime_checkable
+class ResponseCache(Protocol):
+    """An LLM response cache a delete forgets from (:class:`CachedLLM`)."""
+
+    def forget(self, texts: Iterable[str]) -> int:
+        """Drop every cached exchange holding one of ``texts``; how many were dropped."""
+        ...
 
 
 class CachedLLM(Closeable):
@@ -82,11 +108,15 @@ class CachedLLM(Closeable):
         returns how many were deleted."""
         if not text:
             return 0
-        escaped = json.dumps(text, ensure_ascii=False)[1:-1]  # as it appears inside the stored JSON
-        return self._run(
-            "DELETE FROM responses WHERE instr(request, ?) > 0 OR instr(request, ?) > 0 OR instr(response, ?) > 0",
-            (text, escaped, text),
-        )
+        return self._run(f"DELETE FROM responses WHERE {_HOLDING}", _holding_args(text))
+
+    def forget(self, texts: Iterable[str]) -> int:
+        """Drop every cached exchange holding one of ``texts`` (blank ones hold nothing), then rewrite the file
+        without the freed pages and truncate its WAL, so the words leave the disk; how many were dropped."""
+        n = sum(self.forget_containing(text) for text in _unique(texts))
+        if n and self._path.exists():
+            scrub_file(self._path)
+        return n
 
     def clear(self) -> int:
         """Delete every cached exchange; returns how many were deleted."""
@@ -135,3 +165,60 @@ class CachedLLM(Closeable):
                 return int(self._db.execute(sql, args).rowcount)
             except sqlite3.Error as exc:
                 raise StoreError(f"LLM response cache {self._path}: {exc}") from exc
+
+
+class _NoLLM:
+    """Stands in for the endpoint when a cache file is opened only to forget from it."""
+
+    model = "none"
+
+    def complete(self, messages: Any, params: Any = None) -> Any:
+        raise LLMError("no LLM is configured")
+
+
+def forget_in_file(path: Path, texts: Iterable[str]) -> int:
+    """:meth:`CachedLLM.forget` on the cache file at ``path`` (left by an earlier configuration: no LLM is
+    configured now); 0 when there is no such file."""
+    if not path.exists():
+        return 0
+    holder = CachedLLM(_NoLLM(), path)
+    try:
+        return holder.forget(texts)
+    finally:
+        holder.close()
+
+
+def count_holding(path: Path, texts: Iterable[str]) -> int:
+    """How many cached exchanges of the file at ``path`` hold one of ``texts`` (what a forget would drop); the
+    file is opened read-only and nothing is changed, and a missing file holds nothing. An unreadable file
+    raises :class:`StoreError`."""
+    unique = _unique(texts)
+    if not unique or not path.exists():
+        return 0
+    keys: set[str] = set()
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+        try:
+            for text in unique:
+                rows = db.execute(f"SELECT key FROM responses WHERE {_HOLDING}", _holding_args(text))
+                keys.update(str(r[0]) for r in rows)
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot read the LLM response cache {path}: {exc}") from exc
+    return len(keys)
+
+
+def scrub_file(path: Path) -> None:
+    """Rewrite an SQLite file of responses (this cache's, or a batch store's) without its free pages and
+    truncate its WAL."""
+    try:
+        db = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
+        try:
+            db.execute("PRAGMA busy_timeout = 30000")
+            db.execute("VACUUM")
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot scrub the LLM response cache {path}: {exc}") from exc

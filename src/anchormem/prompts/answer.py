@@ -1,6 +1,6 @@
 """The reader: answer a question from retrieved memories, briefly, citing turn ids.
 
-``memories`` is the rendered M_final, fenced as data (:mod:`anchormem.prompts.fence`): context
+``memories`` is the rendered M_final, fenced as data (:mod:`anchormem.render.fence`): context
 excerpts (each with its ``DATE:`` line; turn lines best prefixed with their ids, see
 :func:`label_turns`) and event paragraphs.
 Answer: ``{"answer": "...", "turn_ids": ["D1:3", ...]}``; plain text is accepted as an
@@ -15,9 +15,9 @@ from typing import Any
 
 from anchormem.errors import LLMResponseError
 from anchormem.llm.protocol import Message
-from anchormem.prompts.fence import fenced
-from anchormem.prompts.fence import one_line as one_line_field
 from anchormem.prompts.reply import one_line, read_reply
+from anchormem.render.fence import fenced
+from anchormem.render.fence import one_line as one_line_field
 
 VERSION = "answer-v2"
 EMPTY = "the answer is empty"
@@ -46,7 +46,7 @@ _ANSWER_LABEL = re.compile(r"^\s*(?:final\s+)?answer\s*:\s*", re.IGNORECASE)
 
 
 def build(memories: str, question: str) -> list[Message]:
-    """The reader's messages: ``memories`` fenced as data (:func:`~anchormem.prompts.fence.fenced`),
+    """The reader's messages: ``memories`` fenced as data (:func:`~anchormem.render.fence.fenced`),
     the question on its one line."""
     content = INSTRUCTIONS.format(memories=fenced("memories", memories), question=one_line_field(question))
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": content}]

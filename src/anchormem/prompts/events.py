@@ -20,9 +20,9 @@ from typing import Any
 
 from anchormem.errors import InputError, LLMResponseError
 from anchormem.llm.protocol import Message
-from anchormem.prompts.fence import fenced
-from anchormem.prompts.fence import one_line as one_line_field
 from anchormem.prompts.reply import one_line, read_reply
+from anchormem.render.fence import fenced
+from anchormem.render.fence import one_line as one_line_field
 
 VERSION = "events-v2"
 
@@ -53,7 +53,7 @@ Answer only with JSON: {{"event": "<the paragraph>", "changes": [{{"newer": <n>,
 
 def build(pairs: Sequence[tuple[str, str]]) -> list[Message]:
     """``pairs``: (context text, fact) per context, in time order; each context fenced as data, each
-    fact on its one line (:mod:`anchormem.prompts.fence`)."""
+    fact on its one line (:mod:`anchormem.render.fence`)."""
     if not pairs:
         raise InputError("event integration needs at least one (context, fact) pair")
     blocks = "\n\n".join(

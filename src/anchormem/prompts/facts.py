@@ -12,7 +12,7 @@ from typing import Any
 from anchormem.errors import LLMResponseError
 from anchormem.llm.jsonrepair import loads_lenient
 from anchormem.llm.protocol import Message
-from anchormem.prompts.fence import fenced
+from anchormem.render.fence import fenced
 
 VERSION = "facts-v2"
 
@@ -55,7 +55,7 @@ Answer:"""
 
 
 def build(context_text: str) -> list[Message]:
-    """The extraction messages: the context fenced as data (:func:`~anchormem.prompts.fence.fenced`)."""
+    """The extraction messages: the context fenced as data (:func:`~anchormem.render.fence.fenced`)."""
     return [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": INSTRUCTIONS.format(context=fenced("excerpt", context_text))},

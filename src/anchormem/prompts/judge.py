@@ -13,7 +13,7 @@ from typing import Any
 from anchormem.errors import LLMResponseError
 from anchormem.llm.jsonrepair import clean_response, loads_lenient
 from anchormem.llm.protocol import Message
-from anchormem.prompts.fence import one_line
+from anchormem.render.fence import one_line
 
 VERSION = "judge-v2"
 

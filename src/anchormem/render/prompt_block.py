@@ -25,7 +25,7 @@ between ``<memories>`` and ``</memories>`` and the events between ``<events>`` a
 every message is quoted on lines that start with its label (a message's further lines are
 indented), and a look-alike of those delimiters inside a message, the query or an event is
 defused (its ``<`` becomes ``‹``: fullwidth and small forms, entities, hidden zero-width characters,
-look-alike letters; see :mod:`anchormem.prompts.fence`), so no text a message holds can close the data
+look-alike letters; see :mod:`anchormem.render.fence`), so no text a message holds can close the data
 or open a section; a line separator other than ``\n`` in any field (a date, an id, a speaker) is shown
 as a space, so it cannot start a line of its own.
 """
@@ -35,13 +35,84 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from anchormem.prompts.fence import flat
 from anchormem.render.excerpt import excerpt
+from anchormem.render.fence import flat
 
-if TYPE_CHECKING:  # the model renders itself through this module: no import back at run time
-    from anchormem.model import ContextHit, EventHit, Scope, SearchResult
+# What is rendered, by the shape it is read by: the model renders itself through this module, so this module
+# names none of the model's classes (``Scope``, ``Context``, ``ContextHit``, ``EventHit``, ``SearchResult``).
+
+
+class Scope(Protocol):
+    @property
+    def user_id(self) -> str: ...
+    @property
+    def agent_id(self) -> str | None: ...
+    @property
+    def run_id(self) -> str | None: ...
+
+
+class _Context(Protocol):
+    @property
+    def session(self) -> str: ...
+    @property
+    def position(self) -> int: ...
+    @property
+    def turn_ids(self) -> tuple[str, ...]: ...
+    @property
+    def date(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
+    def pieces(self) -> tuple[tuple[str, int | None, int | None], ...]: ...
+
+
+class _Text(Protocol):
+    @property
+    def text(self) -> str: ...
+
+
+class _Anchor(Protocol):
+    @property
+    def fact(self) -> _Text: ...
+
+
+class ContextHit(Protocol):
+    @property
+    def context(self) -> _Context: ...
+    @property
+    def latest(self) -> bool | None: ...
+    @property
+    def scope(self) -> Scope | None: ...
+    @property
+    def anchors(self) -> Sequence[_Anchor]: ...
+    @property
+    def adjustments(self) -> Sequence[tuple[str, float]]: ...
+
+
+class _Event(Protocol):
+    @property
+    def text(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+
+
+class EventHit(Protocol):
+    @property
+    def event(self) -> _Event: ...
+    @property
+    def sessions(self) -> Sequence[str]: ...
+
+
+class SearchResult(Protocol):
+    @property
+    def query(self) -> str: ...
+    @property
+    def contexts(self) -> Sequence[ContextHit]: ...
+    @property
+    def events(self) -> Sequence[EventHit]: ...
+    def in_reading_order(self) -> Sequence[ContextHit]: ...
+
 
 TURN_START = re.compile(r'^(?P<speaker>.{1,200}?) said(?P<part> \(part \d+ of \d+\))?, "')
 """The start of a turn's line in a context's text (``Speaker said, "…``, ``Speaker said (part 2 of 3), "…``), as
@@ -96,7 +167,7 @@ class _Span:
 
 def escape(text: str) -> str:
     """``text`` with look-alikes of the block's delimiters defused and kept on its line (see
-    :mod:`anchormem.prompts.fence`)."""
+    :mod:`anchormem.render.fence`)."""
     return flat(text)
 
 

@@ -41,7 +41,7 @@ RECIPES: dict[str, Recipe] = {
 
 
 def register_recipe(name: str, recipe: Recipe) -> Recipe:
-    """Make ``recipe`` a variant named ``name`` (research harnesses in ``bench/`` register theirs so)."""
+    """Make ``recipe`` a retrieval variant named ``name`` (``[retrieval] variant``, ``search(variant=...)``)."""
     if name in RECIPES and RECIPES[name] != recipe:
         raise ConfigError(f"retrieval variant {name!r} is registered already")
     RECIPES[name] = recipe

@@ -36,7 +36,7 @@ gave (:class:`anchormem.model.Trace`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -48,11 +48,8 @@ from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.model import ContextHit, Event, EventHit, FactHit, SearchResult
 from anchormem.search.events import events_that_add, what_they_add
 from anchormem.search.fuse import order_by_score, rrf
+from anchormem.search.hybrid import Hybrid, Relevance
 from anchormem.search.recipes import RECIPES, Recipe, candidate_count, recipe_named, register_recipe
-from anchormem.search.rerank import earlier as _earlier  # noqa: F401  (registers the before-change stage)
-from anchormem.search.rerank import own_words as _own_words  # noqa: F401  (registers the own-words stage)
-from anchormem.search.rerank import statements as _statements  # noqa: F401  (registers the statements stage)
-from anchormem.search.rerank import tense as _tense  # noqa: F401  (registers the tense stage)
 from anchormem.search.rerank.earlier import subject_query
 from anchormem.search.rerank.recency import mark_dates
 from anchormem.search.rerank.stage import Candidates, apply_stages, final_scores
@@ -196,14 +193,7 @@ def contexts_of(snapshot: ScopeSnapshot, fact_rows: list[int]) -> list[int]:
 # -- the default recipe -----------------------------------------------------------------------------
 
 
-@dataclass
-class _Relevance:
-    values: Floats  # per context, the weighted mean of the spread signals, in [0, 1], lifted by replies
-    signals: list[tuple[str, float, Floats, Floats, Floats]]  # name, weight, raw, normalised, spread
-    replies: dict[int, int]  # row -> the passage of the reply to it whose value it took (``exchange_lift``)
-
-
-def _relevance(snapshot: ScopeSnapshot, query: str, fact_scores: Scores, events: Events, recipe: Recipe) -> _Relevance:
+def _relevance(snapshot: ScopeSnapshot, query: str, fact_scores: Scores, events: Events, recipe: Recipe) -> Relevance:
     n = len(snapshot.contexts)
     parts: list[tuple[str, float, Floats, Floats, Floats]] = []
 
@@ -235,20 +225,7 @@ def _relevance(snapshot: ScopeSnapshot, query: str, fact_scores: Scores, events:
     replies: dict[int, int] = {}
     if recipe.shared_turns and n:
         values, replies = exchange_lift(snapshot, values, [r for r, _ in top_rows(values, max(recipe.pool, 100))])
-    return _Relevance(values, parts, replies)
-
-
-@dataclass
-class Hybrid:
-    """What one run of the default recipe computed on the way: the choice, its scores, and what the trace
-    reads (relevance signals, the stages' candidates, the selection steps)."""
-
-    chosen: list[int]
-    scores: dict[int, float]
-    relevance: _Relevance
-    candidates: Candidates
-    steps: dict[int, tuple[int, float | None]]  # row -> (selection step, redundancy)
-    scale: float = 1.0  # what the adjusted scores were divided by (``rerank.final_scores``)
+    return Relevance(values, parts, replies)
 
 
 def _hybrid(

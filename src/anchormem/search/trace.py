@@ -15,7 +15,7 @@ from anchormem.model import ContextTrace, SearchResult, SignalTrace, Trace
 from anchormem.search.recipes import Recipe, recipe_named
 
 if TYPE_CHECKING:
-    from anchormem.search.retrieve import Hybrid
+    from anchormem.search.hybrid import Hybrid
 
 
 def _head(recipe: Recipe, settings: RetrievalSettings, considered: int, used_chars: int, scale: float = 1.0) -> Trace:

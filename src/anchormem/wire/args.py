@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from pathlib import Path
 from typing import Any, Literal, Protocol, TypedDict, Unpack, overload
 
 from anchormem.model import Context, Event, Fact, Turn
@@ -31,12 +30,29 @@ class ScopeArgs(TypedDict, total=False):
 
 
 class SearchArgs(ScopeArgs, total=False):
-    """What ``search`` and ``answer`` share (see :meth:`Memory.search <anchormem.memory.Memory.search>`):
-    a scope, ``k`` and the ``variant`` (retrieval recipe), ``max_chars`` (the context text a search may
-    return; default ``retrieval.max_chars``, 10,000), ``trace`` (attach the retrieval's trace), and what
-    narrows the search: ``include_subscopes``
-    (default ``True``), metadata ``filters``, a ``session`` and a time range ``since``/``until`` (both
-    inclusive). Each other one defaults to ``None``."""
+    """What ``search`` and ``answer`` share (:meth:`Memory.search <anchormem.memory.Memory.search>`), each
+    ``None`` by default unless said.
+
+    The scope is a user, an agent (``agent_id`` alone: the agent's own memory), or either narrowed by agent and
+    run. A search covers the scope's sub-scopes too: a user's search looks through everything stored under that
+    user, its agents' and runs' memories included, and a user's agent's search through that agent's runs;
+    ``include_subscopes=False`` (default ``True``) looks at the exact scope only. Each returned context says
+    which scope it is stored in (``ContextHit.scope``).
+
+    ``k`` is how many facts and events the recipe (``variant``) considers (the ``paper`` recipe maps the top
+    ``k`` facts to contexts; every recipe returns at most ``k`` events) and, unless ``max_contexts`` is given,
+    also the most contexts returned. Left out, both come from the settings (``retrieval.k_facts``,
+    ``k_events``, ``max_contexts``). ``max_chars`` caps the context text returned (default
+    ``retrieval.max_chars``: 10,000 characters; the best context is always returned). ``trace=True`` attaches
+    the retrieval's trace (``SearchResult.trace``: each signal's value, each rerank stage's adjustment, the
+    selection step).
+
+    Filters restrict the search to some messages (:mod:`anchormem.search.filters`): ``filters`` is metadata
+    equality (``{"topic": "work"}``: every pair must equal the message's ``metadata``; a key no message has
+    gives an empty result), ``session`` a session label, ``since``/``until`` a time range on the message time,
+    both inclusive (ISO 8601, Unix seconds or milliseconds, or a ``datetime``); messages whose time is unknown
+    never match a time range. A context, a window of several turns, is returned when at least one of its turns
+    matches every filter; an event only when all its source facts come from such contexts."""
 
     k: int | None
     variant: str | None
@@ -50,14 +66,10 @@ class SearchArgs(ScopeArgs, total=False):
 
 
 class AddArgs(ScopeArgs, total=False):
-    """What ``add`` takes beside its source: a scope, the LoCoMo ``sample`` to pick from a file, files of
-    precomputed ``facts`` and ``events``, and ``readd`` (store messages a delete removed before; default
-    ``False``: they are skipped) (see :meth:`Memory.add <anchormem.memory.Memory.add>`)."""
+    """What ``add`` takes beside its source: a scope, and ``readd`` (store messages a delete removed before;
+    default ``False``: they are skipped) (see :meth:`Memory.add <anchormem.memory.Memory.add>`)."""
 
     readd: bool
-    sample: str | None
-    facts: str | Path | None
-    events: str | Path | None
 
 
 SCOPE_KEYS = frozenset(ScopeArgs.__optional_keys__)

@@ -31,7 +31,7 @@ import numpy.typing as npt
 from anchormem.index.ann import MIN_CANDIDATES, ranked_facts
 from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.search.rerank.recency import timeline
-from anchormem.search.rerank.stage import Candidates, register
+from anchormem.search.rerank.stage import Candidates
 from anchormem.text.dates import parse_when
 from anchormem.text.person import question_speaker
 from anchormem.text.voice import in_voice
@@ -152,6 +152,3 @@ class BeforeChange:
         if rows:
             candidates.notes[self.name] = "the closest statements of the named speaker from before the change"
         return {row: candidates.bound for row in rows}
-
-
-register(BeforeChange)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from anchormem.search.rerank.stage import Candidates, register
+from anchormem.search.rerank.stage import Candidates
 from anchormem.text.person import question_speaker
 
 
@@ -64,6 +64,3 @@ class OwnWords:
         if others:
             candidates.notes[self.name] = f"the question names {speaker}: {speaker}'s own messages come first"
         return others
-
-
-register(OwnWords)

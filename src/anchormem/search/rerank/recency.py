@@ -39,7 +39,7 @@ import numpy.typing as npt
 
 from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.search.rerank.own_words import statements
-from anchormem.search.rerank.stage import FLOOR, Candidates, register
+from anchormem.search.rerank.stage import FLOOR, Candidates
 from anchormem.search.rerank.subject import Subjects
 from anchormem.search.rerank.supersession import links, on_llm_path
 
@@ -126,9 +126,6 @@ class Recency:
         if rows:
             candidates.notes[self.name] = "the latest session on a subject that earlier sessions also spoke of"
         return {row: candidates.bound for row in rows}
-
-
-register(Recency)
 
 
 def offline_only(snapshot: ScopeSnapshot, row: int) -> bool:

@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from anchormem.errors import ConfigError
 from anchormem.index.snapshot import ScopeSnapshot
+from anchormem.registries import RERANKERS
 from anchormem.search.rerank.subject import Subjects
 from anchormem.text.voice import context_speakers
 
@@ -78,11 +79,12 @@ class Reranker(Protocol):
         ...
 
 
-STAGES: dict[str, Callable[[], Reranker]] = {}
+STAGES = RERANKERS
+"""Every rerank stage by name (:data:`anchormem.registries.RERANKERS`: the built-ins, then third parties')."""
 
 
 def register(factory: Callable[[], Reranker]) -> Callable[[], Reranker]:
-    """Register a stage under its ``name`` (built-ins and experiments alike)."""
+    """Register a stage under its ``name`` (experiments, and a third party's stage in code)."""
     STAGES[factory().name] = factory
     return factory
 

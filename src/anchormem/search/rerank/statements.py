@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from anchormem.search.rerank.own_words import speaking
-from anchormem.search.rerank.stage import Candidates, register
+from anchormem.search.rerank.stage import Candidates
 from anchormem.text.person import user_speaker
 from anchormem.text.voice import anchor_speaker
 
@@ -64,6 +64,3 @@ class StatementsFirst:
         if asking:
             candidates.notes[self.name] = f"{speaker} only asks in these: their statements come first"
         return asking
-
-
-register(StatementsFirst)

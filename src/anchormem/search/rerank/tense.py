@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from anchormem.search.rerank.recency import latest_of_subject
-from anchormem.search.rerank.stage import Candidates, register
+from anchormem.search.rerank.stage import Candidates
 from anchormem.text.dates import parse_when
 
 _NOW = re.compile(
@@ -106,6 +106,3 @@ class Tense:
                 candidates.notes[self.name] = "the question asks about the past: recency takes no part"
             return raised
         return {}
-
-
-register(Tense)

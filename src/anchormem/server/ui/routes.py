@@ -18,6 +18,7 @@ from anchormem.answer.highlight import anchor_spans, term_spans
 from anchormem.answer.render import render_memories
 from anchormem.errors import InputError, NotFoundError
 from anchormem.lifecycle.preview import preview_delete
+from anchormem.llm.cache import ResponseCache
 from anchormem.model import Scope
 from anchormem.search.explain import explain
 from anchormem.search.recipes import RECIPES
@@ -249,7 +250,7 @@ async def delete_preview(inspected: Inspected, target: Annotated[DeleteTarget, D
 
     def run() -> dict[str, Any]:
         llm = memory.llm  # the cache a delete forgets from: the configured one, else the file left by an earlier one
-        cache = llm if llm is not None and hasattr(llm, "forget_containing") else memory.settings.cache_path
+        cache = llm if isinstance(llm, ResponseCache) else memory.settings.cache_path
         preview = preview_delete(
             memory.store, inspected.user_id, inspected.agent_id, inspected.run_id, **target.selector(), cache=cache
         )

@@ -46,6 +46,11 @@ class SQLBase:
         """Where the store is: a file path, or a URL without its password."""
         return self._conn.where
 
+    @property
+    def schema_version(self) -> int:
+        """How many migrations the store's schema holds (a snapshot file of another schema is stale)."""
+        return len(self.dialect.migrations)
+
     @contextmanager
     def _tx(self, what: str = "write", scope: Scope | None = None) -> Iterator[Cursor]:
         """A write transaction (joining the one :meth:`transaction` opened, if any); with ``scope``, it

@@ -4,20 +4,40 @@ nonce that names a version for the snapshot files. :class:`~anchormem.store.sql.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
-from anchormem.model import Fact, Scope
+from anchormem.model import Context, Fact, Scope
 from anchormem.store.journal import Change
+from anchormem.store.protocol import Matrix
 from anchormem.store.sql import changelog, codec
+from anchormem.store.sql.dialect import Cursor, Dialect
 from anchormem.store.sql.keys import SCOPE, sk
 
-if TYPE_CHECKING:
-    from anchormem.store.sql.core import SQLStore
+
+class LoggedStore(Protocol):
+    """What these functions read of :class:`~anchormem.store.sql.core.SQLStore` (which imports this module:
+    no import back)."""
+
+    @property
+    def dialect(self) -> Dialect: ...
+
+    def _q(self, sql: str, params: Sequence[object] = (), *, binary: bool = False) -> list[tuple[Any, ...]]: ...
+
+    def _tx(self, what: str = "write", scope: Scope | None = None) -> AbstractContextManager[Cursor]: ...
+
+    def _matrix(self, values: list[Any]) -> Matrix: ...
+
+    def contexts(self, scope: Scope, ids: Sequence[str] | None = None, session: str | None = None) -> list[Context]: ...
+
+    def rows_by_id(self, columns: str, table: str, scope: Scope, ids: set[str]) -> dict[str, tuple[Any, ...]]: ...
+
 
 _KINDS = ("contexts", "facts", "events")
 
 
-def changes_since(store: SQLStore, scope: Scope, version: int, until: int) -> list[Change] | None:
+def changes_since(store: LoggedStore, scope: Scope, version: int, until: int) -> list[Change] | None:
     """What versions ``version + 1`` to ``until`` of ``scope`` added and removed, as changes to apply to a snapshot
     of ``version``; None unless each of them is logged and none forgot messages. Rows added and removed again
     within the versions are left out."""
@@ -52,7 +72,7 @@ def changes_since(store: SQLStore, scope: Scope, version: int, until: int) -> li
     return out
 
 
-def version_nonce(store: SQLStore, scope: Scope, version: int, create: bool = False) -> str | None:
+def version_nonce(store: LoggedStore, scope: Scope, version: int, create: bool = False) -> str | None:
     """The random nonce the log holds for ``version`` of ``scope`` (None: not logged, or let go): a snapshot file
     names its version by it, so a file never matches other content of the same number. With ``create``, a current
     version the log never recorded (written before the log existed) is logged now, as unknown (nothing is known of

@@ -57,17 +57,9 @@ def counts_params(key: ScopeKey) -> tuple[str, ...]:
     return key * 6
 
 
+# the columns of a counts row, in order
+_COUNTED = ("turns", "sessions", "facts", "events", "contexts", "pending", "failed", "ungrounded", "batch", "unlinked")
+
+
 def counts(row: Sequence[Any]) -> Counts:
-    turns, sessions, facts, events, contexts, pending, failed, ungrounded, batch, unlinked = (int(v) for v in row)
-    return Counts(
-        turns=turns,
-        sessions=sessions,
-        contexts=contexts,
-        facts=facts,
-        events=events,
-        pending=pending,
-        failed=failed,
-        ungrounded=ungrounded,
-        batch=batch,
-        unlinked=unlinked,
-    )
+    return Counts(**{name: int(value) for name, value in zip(_COUNTED, row, strict=True)})
