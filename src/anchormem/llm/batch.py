@@ -76,6 +76,17 @@ class ImportReport:
     def ok(self) -> bool:
         return not self.problems and not self.missing
 
+    def summary(self) -> dict[str, Any]:
+        """The counts and the problems as plain data (the CLI's and the service's JSON answer)."""
+        return {
+            "added": self.added,
+            "already": self.already,
+            "problems": [
+                {"line": p.line, "custom_id": p.custom_id, "kind": p.kind, "detail": p.detail} for p in self.problems
+            ],
+            "missing": len(self.missing),
+        }
+
     def describe(self) -> str:
         lines = [f"{self.path}: {self.added} answers added, {self.already} already held"]
         lines += [f"  {problem}" for problem in self.problems]
