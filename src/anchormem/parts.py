@@ -76,13 +76,17 @@ class Parts:
                 setattr(self, attribute, opener(what))
             return getattr(self, attribute)
 
+    def _location(self, kind: type, attribute: str) -> object:
+        """Where the store is: the given store's ``attribute`` (None when it is no ``kind``), else the
+        settings' location."""
+        if self._store is not None:
+            return getattr(self._store, attribute) if isinstance(self._store, kind) else None
+        return self.settings.store_location
+
     @property
     def store_file(self) -> Path | None:
         """The SQLite file of the store (the one given, else the settings'), or None for a server store."""
-        if self._store is not None:
-            where = self._store.path if isinstance(self._store, Located) else None
-        else:
-            where = self.settings.store_location
+        where = self._location(Located, "path")
         if not isinstance(where, str) or "://" in where or where == ":memory:":
             return None
         return Path(where)
@@ -90,10 +94,7 @@ class Parts:
     @property
     def store_url(self) -> str | None:
         """The URL of a server store (the one given, else the settings'), or None for a SQLite store."""
-        if self._store is not None:
-            where = self._store.url if isinstance(self._store, ServedAt) else None
-        else:
-            where = self.settings.store_location
+        where = self._location(ServedAt, "url")
         return where if isinstance(where, str) and "://" in where and not where.startswith("sqlite:") else None
 
     @property

@@ -53,13 +53,7 @@ def cmd_import(mem: Memory, args: argparse.Namespace) -> Any:
         done = mem.batch_import(Path(args.file), progress=bars, **scope_kwargs(args))
     if args.json:
         return {
-            "added": done.results.added,
-            "already": done.results.already,
-            "problems": [
-                {"line": p.line, "custom_id": p.custom_id, "kind": p.kind, "detail": p.detail}
-                for p in done.results.problems
-            ],
-            "missing": len(done.results.missing),
+            **done.results.summary(),
             "derived": {
                 "/".join(x for x in (s.user_id, s.agent_id, s.run_id) if x): report
                 for s, report in done.derived.items()

@@ -10,7 +10,7 @@ import argparse
 import json
 from typing import Any
 
-from anchormem.cli.common import open_memory, remote_options, store_options
+from anchormem.cli.common import open_memory, subcommand
 from anchormem.cli.remote import local_only
 from anchormem.errors import ConfigError, StoreError
 from anchormem.model import Scope
@@ -26,43 +26,45 @@ def register(sub: Any) -> None:
         help="store upkeep: check the store is whole; scrub deleted bytes from the store's files; index big scopes",
     )
     tasks = p.add_subparsers(dest="task", required=True, metavar="TASK")
-    s = tasks.add_parser(
+    with subcommand(
+        tasks,
         "scrub",
-        help="rewrite the store without the bytes of deleted rows (PostgreSQL: VACUUM FULL of the memory "
+        "rewrite the store without the bytes of deleted rows (PostgreSQL: VACUUM FULL of the memory "
         "tables, then CHECKPOINT; it locks each table while rewriting it. SQLite: checkpoint and truncate the WAL)",
-    )
-    store_options(s)
-    remote_options(s)
-    s.set_defaults(handler=local_only(cmd_scrub, WHY))
-    c = tasks.add_parser(
+        local_only(cmd_scrub, WHY),
+        scoped=False,
+    ):
+        pass
+    with subcommand(
+        tasks,
         "check",
-        help="check the store is whole: SQLite's PRAGMA integrity_check, then the store's own invariants (every "
+        "check the store is whole: SQLite's PRAGMA integrity_check, then the store's own invariants (every "
         "fact's context, every context's turns, every event's facts stored; one vector size); reads only. "
         "Exit 1 when a problem is found",
-    )
-    store_options(c)
-    remote_options(c)
-    c.set_defaults(handler=local_only(cmd_check, WHY))
-    a = tasks.add_parser(
+        local_only(cmd_check, WHY),
+        scoped=False,
+    ):
+        pass
+    with subcommand(
+        tasks,
         "ann-index",
-        help="PostgreSQL: build the HNSW index of every scope that holds at least --min-facts facts (one at a time, "
+        "PostgreSQL: build the HNSW index of every scope that holds at least --min-facts facts (one at a time, "
         "without blocking writes), drop the index of a scope below half of it. See docs/configuration.md, Stores",
-    )
-    a.add_argument(
-        "--min-facts",
-        type=int,
-        default=MIN_FACTS,
-        help=f"a scope with this many facts gets an index (default {MIN_FACTS:,})",
-    )
-    a.add_argument(
-        "--maintenance-work-mem",
-        default="2GB",
-        help="PostgreSQL's memory for one build (default 2GB: the graph of 1,000,000 facts of 384 dimensions; "
-        "a build whose graph does not fit is much slower)",
-    )
-    store_options(a)
-    remote_options(a)
-    a.set_defaults(handler=local_only(cmd_ann_index, WHY))
+        local_only(cmd_ann_index, WHY),
+        scoped=False,
+    ) as a:
+        a.add_argument(
+            "--min-facts",
+            type=int,
+            default=MIN_FACTS,
+            help=f"a scope with this many facts gets an index (default {MIN_FACTS:,})",
+        )
+        a.add_argument(
+            "--maintenance-work-mem",
+            default="2GB",
+            help="PostgreSQL's memory for one build (default 2GB: the graph of 1,000,000 facts of 384 dimensions; "
+            "a build whose graph does not fit is much slower)",
+        )
 
 
 def cmd_scrub(args: argparse.Namespace) -> Any:

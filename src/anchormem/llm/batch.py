@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from anchormem._util.closeable import Closeable
+from anchormem._util.shared_sqlite import SharedSQLite
 from anchormem.errors import InputError, LLMError, LLMResponseError, StoreError
 from anchormem.llm.batch_lines import BatchRequest, LineProblem, ResultLine, read_result_line
 from anchormem.llm.openai_compat import completion_from_body
@@ -76,6 +76,17 @@ class ImportReport:
     def ok(self) -> bool:
         return not self.problems and not self.missing
 
+    def summary(self) -> dict[str, Any]:
+        """The counts and the problems as plain data (the CLI's and the service's JSON answer)."""
+        return {
+            "added": self.added,
+            "already": self.already,
+            "problems": [
+                {"line": p.line, "custom_id": p.custom_id, "kind": p.kind, "detail": p.detail} for p in self.problems
+            ],
+            "missing": len(self.missing),
+        }
+
     def describe(self) -> str:
         lines = [f"{self.path}: {self.added} answers added, {self.already} already held"]
         lines += [f"  {problem}" for problem in self.problems]
@@ -91,17 +102,11 @@ class BatchLLM(Closeable):
     def __init__(self, model: str, store: Path) -> None:
         self._model = model
         self._path = Path(store)
-        self._lock = threading.Lock()
         self._pending: dict[str, None] = {}  # recorded by this process, in order
-        try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self._path), check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            for statement in _SCHEMA:
-                self._db.execute(statement)
-        except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot open the batch store {self._path}: {exc}") from exc
+        self._sql = SharedSQLite.open(
+            self._path, "batch store", ("PRAGMA journal_mode=WAL", "PRAGMA busy_timeout=5000", *_SCHEMA)
+        )
+        self._db, self._lock = self._sql.db, self._sql.lock  # for the transactions below
 
     @property
     def model(self) -> str:
@@ -113,7 +118,7 @@ class BatchLLM(Closeable):
 
     def complete(self, messages: list[Message], params: CompletionParams | None = None) -> Completion:
         request = BatchRequest.of(self._model, messages, params)
-        rows = self._query(
+        rows = self._sql.query(
             "SELECT text, prompt_tokens, completion_tokens, model FROM batch_answers WHERE custom_id = ?",
             (request.custom_id,),
         )
@@ -132,7 +137,7 @@ class BatchLLM(Closeable):
 
     def unanswered(self) -> list[str]:
         """custom_ids of every request the store holds without an answer (any process), oldest first."""
-        rows = self._query(
+        rows = self._sql.query(
             "SELECT custom_id FROM batch_requests WHERE custom_id NOT IN (SELECT custom_id FROM batch_answers)"
             " ORDER BY seq"
         )
@@ -230,11 +235,10 @@ class BatchLLM(Closeable):
         return removed
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._sql.close()
 
     def _take(self, item: ResultLine, path: Path, report: ImportReport) -> None:
-        rows = self._query("SELECT line FROM batch_requests WHERE custom_id = ?", (item.custom_id,))
+        rows = self._sql.query("SELECT line FROM batch_requests WHERE custom_id = ?", (item.custom_id,))
         if not rows:
             report.problems.append(LineProblem(item.line, item.custom_id, "unknown", "no request of this store"))
             return
@@ -244,7 +248,7 @@ class BatchLLM(Closeable):
         except LLMResponseError as exc:
             report.problems.append(LineProblem(item.line, item.custom_id, "malformed", str(exc)))
             return
-        added = self._run(
+        added = self._sql.run(
             "INSERT OR IGNORE INTO batch_answers VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 item.custom_id,
@@ -264,33 +268,19 @@ class BatchLLM(Closeable):
     def _record(self, request: BatchRequest) -> None:
         with self._lock:
             self._pending.setdefault(request.custom_id, None)
-        self._run(
+        self._sql.run(
             "INSERT OR IGNORE INTO batch_requests"
             " VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM batch_requests), ?, NULL)",
             (request.custom_id, request.line()),
         )
 
     def _lines(self, ids: list[str]) -> list[str]:
-        lines = {cid: line for cid, line in self._query("SELECT custom_id, line FROM batch_requests")}
+        lines = {cid: line for cid, line in self._sql.query("SELECT custom_id, line FROM batch_requests")}
         return [lines[cid] for cid in ids if cid in lines]
 
     def _answered(self, ids: Iterable[str]) -> set[str]:
         wanted = set(ids)
-        return {row[0] for row in self._query("SELECT custom_id FROM batch_answers") if row[0] in wanted}
-
-    def _query(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            try:
-                return list(self._db.execute(sql, args).fetchall())
-            except sqlite3.Error as exc:
-                raise StoreError(f"batch store {self._path}: {exc}") from exc
-
-    def _run(self, sql: str, args: tuple[object, ...] = ()) -> int:
-        with self._lock:
-            try:
-                return int(self._db.execute(sql, args).rowcount)
-            except sqlite3.Error as exc:
-                raise StoreError(f"batch store {self._path}: {exc}") from exc
+        return {row[0] for row in self._sql.query("SELECT custom_id FROM batch_answers") if row[0] in wanted}
 
     def _run_many(self, sql: str, rows: list[tuple[object, ...]]) -> None:
         with self._lock:

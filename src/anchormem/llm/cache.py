@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import replace
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from anchormem._util.closeable import Closeable
+from anchormem._util.shared_sqlite import SharedSQLite
 from anchormem.errors import LLMError, StoreError
 from anchormem.llm.keys import cache_key, canonical_json, request_payload
 from anchormem.llm.protocol import LLM, Completion, CompletionParams, Message
@@ -65,16 +65,11 @@ class CachedLLM(Closeable):
     def __init__(self, inner: LLM, path: Path) -> None:
         self._inner = inner
         self._path = Path(path)
-        self._lock = threading.Lock()
-        try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self._path), check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._db.execute(_SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot open the LLM response cache {self._path}: {exc}") from exc
+        self._sql = SharedSQLite.open(
+            self._path,
+            "LLM response cache",
+            ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=5000", _SCHEMA),
+        )
 
     @property
     def model(self) -> str:
@@ -101,14 +96,14 @@ class CachedLLM(Closeable):
         return completion
 
     def __len__(self) -> int:
-        return int(self._query("SELECT COUNT(*) FROM responses")[0][0])
+        return int(self._sql.query("SELECT COUNT(*) FROM responses")[0][0])
 
     def forget_containing(self, text: str) -> int:
         """Delete every cached exchange whose request or response contains ``text``;
         returns how many were deleted."""
         if not text:
             return 0
-        return self._run(f"DELETE FROM responses WHERE {_HOLDING}", _holding_args(text))
+        return self._sql.run(f"DELETE FROM responses WHERE {_HOLDING}", _holding_args(text))
 
     def forget(self, texts: Iterable[str]) -> int:
         """Drop every cached exchange holding one of ``texts`` (blank ones hold nothing), then rewrite the file
@@ -120,14 +115,13 @@ class CachedLLM(Closeable):
 
     def clear(self) -> int:
         """Delete every cached exchange; returns how many were deleted."""
-        return self._run("DELETE FROM responses")
+        return self._sql.run("DELETE FROM responses")
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._sql.close()
 
     def _get(self, key: str) -> Completion | None:
-        rows = self._query(
+        rows = self._sql.query(
             "SELECT response, prompt_tokens, completion_tokens, response_model FROM responses WHERE key = ?",
             (key,),
         )
@@ -137,7 +131,7 @@ class CachedLLM(Closeable):
         return Completion(text=row[0], prompt_tokens=row[1], completion_tokens=row[2], model=row[3])
 
     def _put(self, key: str, model: str, request: str, completion: Completion) -> None:
-        self._run(
+        self._sql.run(
             "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
@@ -150,21 +144,6 @@ class CachedLLM(Closeable):
                 time.time(),
             ),
         )
-
-    def _query(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            try:
-                return list(self._db.execute(sql, args).fetchall())
-            except sqlite3.Error as exc:
-                raise StoreError(f"LLM response cache {self._path}: {exc}") from exc
-
-    def _run(self, sql: str, args: tuple[object, ...] = ()) -> int:
-        """Execute a statement; returns the number of rows it changed."""
-        with self._lock:
-            try:
-                return int(self._db.execute(sql, args).rowcount)
-            except sqlite3.Error as exc:
-                raise StoreError(f"LLM response cache {self._path}: {exc}") from exc
 
 
 class _NoLLM:

@@ -73,13 +73,7 @@ async def import_results(request: Request, service: Svc) -> Any:
             path.write_bytes(body)
             done = service.memory.batch_import(path)
         return {
-            "added": done.results.added,
-            "already": done.results.already,
-            "problems": [
-                {"line": p.line, "custom_id": p.custom_id, "kind": p.kind, "detail": p.detail}
-                for p in done.results.problems
-            ],
-            "missing": len(done.results.missing),
+            **done.results.summary(),
             "derived": [
                 {"user_id": s.user_id, "agent_id": s.agent_id, "run_id": s.run_id, "report": to_jsonable(r)}
                 for s, r in done.derived.items()

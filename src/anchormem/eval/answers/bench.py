@@ -24,7 +24,7 @@ from anchormem.eval.answers.chats import SPELLINGS, SYSTEMS, Chat, load_chats
 from anchormem.eval.answers.memory_batch import MemoryBatch
 from anchormem.eval.answers.run import Round, judge_answers, read_tasks_with
 from anchormem.eval.answers.score import format_by_kind, format_proxy, format_scores, proxy_table, score_table
-from anchormem.eval.answers.tasks import iter_blocks, make_tasks, read_tasks, write_tasks
+from anchormem.eval.answers.tasks import KeyEntry, ReaderTask, iter_blocks, make_tasks, read_tasks, write_tasks
 from anchormem.llm.batch import BatchLLM
 from anchormem.llm.cache import CachedLLM
 from anchormem.llm.openai_compat import OpenAICompatLLM
@@ -87,13 +87,8 @@ def _chats(paths: tuple[Path, ...], samples: tuple[str, ...] | None = None) -> l
     return [chat for chat in chats if chat.sample_id in samples]
 
 
-def prepare_tasks(config: AnswersConfig) -> str:
-    """Build the tasks and key in ``config.out`` unless they are there; returns what was done."""
-    if (config.out / "tasks.jsonl").exists():
-        return f"tasks: {config.out / 'tasks.jsonl'} (kept; delete it to build them again)"
-    for system in config.systems:
-        if system not in SYSTEMS:
-            raise ConfigError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
+def _make_tasks(config: AnswersConfig) -> tuple[list[ReaderTask], list[KeyEntry]] | str:
+    """The tasks and key of ``config``'s chats, or what the blocks still wait for (a message)."""
     chats = _chats(config.data, config.samples)
     settings, waiting = config.block_settings(chats)
     if waiting is not None:
@@ -101,7 +96,20 @@ def prepare_tasks(config: AnswersConfig) -> str:
     items = iter_blocks(
         chats, config.systems, config.spellings, config.budget, whole_max=config.whole_max, settings=settings
     )
-    tasks, key = make_tasks(items, seed=config.seed)
+    return make_tasks(items, seed=config.seed)
+
+
+def prepare_tasks(config: AnswersConfig) -> str:
+    """Build the tasks and key in ``config.out`` unless they are there; returns what was done."""
+    if (config.out / "tasks.jsonl").exists():
+        return f"tasks: {config.out / 'tasks.jsonl'} (kept; delete it to build them again)"
+    for system in config.systems:
+        if system not in SYSTEMS:
+            raise ConfigError(f"unknown system {system!r}; known: {', '.join(SYSTEMS)}")
+    made = _make_tasks(config)
+    if isinstance(made, str):
+        return made
+    tasks, key = made
     write_tasks(config.out, tasks, key)
     return f"tasks: {len(tasks)} written to {config.out / 'tasks.jsonl'}, key in {config.out / 'key.json'}"
 
@@ -113,14 +121,10 @@ def proxy_report(config: AnswersConfig, *, from_run: bool = False) -> str:
         _, by_id = read_tasks(config.out)
         key = list(by_id.values())
     else:
-        chats = _chats(config.data, config.samples)
-        settings, waiting = config.block_settings(chats)
-        if waiting is not None:
-            return waiting
-        items = iter_blocks(
-            chats, config.systems, config.spellings, config.budget, whole_max=config.whole_max, settings=settings
-        )
-        _, key = make_tasks(items, seed=config.seed)
+        made = _make_tasks(config)
+        if isinstance(made, str):
+            return made
+        _, key = made
     with_terms = sum(entry.terms_shown is not None for entry in key)
     systems = [s for s in config.systems if any(k.system == s for k in key)]
     return format_proxy(proxy_table({k.task_id: k for k in key}), systems, with_terms=with_terms)

@@ -65,6 +65,18 @@ def _groups(cells: Mapping[tuple[str, str, str], Cell], systems: Sequence[str]) 
     return sorted(pairs, key=lambda p: (p[1], rank.get(p[0], 99), p[0]))
 
 
+def _kind_row(
+    cells: Mapping[tuple[str, str, str], Cell], system: str, spelling: str, kinds: Sequence[str]
+) -> tuple[Cell, list[str]]:
+    """The (system, spelling)'s total and the start of its row: n, right, and right by kind."""
+    total = cells[(system, spelling, "all")]
+    row = [system, spelling, str(total.n), total.pct(total.right)]
+    for kind in kinds:
+        cell = cells.get((system, spelling, kind))
+        row.append(cell.pct(cell.right) if cell else "-")
+    return total, row
+
+
 def format_scores(cells: Mapping[tuple[str, str, str], Cell], systems: Sequence[str]) -> str:
     """Markdown: one row per (system, spelling): right, right by kind, evidence shown, wrong answers
     with the evidence shown / not shown, F1 and BLEU-1."""
@@ -72,11 +84,7 @@ def format_scores(cells: Mapping[tuple[str, str, str], Cell], systems: Sequence[
     head = ["system", "spelling", "n", "right", *kinds, "evidence shown", "wrong: shown / not", "F1", "BLEU-1"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for system, spelling in _groups(cells, systems):
-        total = cells[(system, spelling, "all")]
-        row = [system, spelling, str(total.n), total.pct(total.right)]
-        for kind in kinds:
-            cell = cells.get((system, spelling, kind))
-            row.append(cell.pct(cell.right) if cell else "-")
+        total, row = _kind_row(cells, system, spelling, kinds)
         row += [
             total.pct(total.evidence_shown),
             f"{total.wrong_shown} / {total.wrong_hidden}",
@@ -122,11 +130,7 @@ def format_proxy(cells: Mapping[tuple[str, str, str], Cell], systems: Sequence[s
     head = ["system", "spelling", "n", "answer in block", *kinds, "evidence shown"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for system, spelling in _groups(cells, systems):
-        total = cells[(system, spelling, "all")]
-        row = [system, spelling, str(total.n), total.pct(total.right)]
-        for kind in kinds:
-            cell = cells.get((system, spelling, kind))
-            row.append(cell.pct(cell.right) if cell else "-")
+        total, row = _kind_row(cells, system, spelling, kinds)
         row.append(total.pct(total.evidence_shown))
         lines.append("| " + " | ".join(row) + " |")
     lines.append(f"\n{with_terms} tasks judged by their answer terms; the others by their evidence messages all shown.")
