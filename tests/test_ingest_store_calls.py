@@ -93,9 +93,11 @@ def test_one_add_reads_only_what_it_touches(counted: tuple[Memory, CountingStore
     assert proxy.calls["fact_matrix"] <= 1  # the neighbour search
     for name in ("event_matrix", "scopes", "history"):
         assert proxy.calls[name] == 0, name
-    # measured: 15 calls with this bound in place, 21 before it (turns x4, contexts x3, events x2 of the whole scope)
-    assert sum(proxy.calls.values()) <= 16, dict(proxy.calls)
-    assert proxy.calls["turns"] <= 1 and proxy.calls["contexts"] <= 1 and proxy.calls["events"] <= 1
+    # measured: 15 calls with this bound in place, 21 before it (turns x4, contexts x3, events x2 of the whole scope);
+    # 17 since an add reads the key of deleted messages (get_meta) and, offline, the contexts of the clusters' facts
+    # (an extractive event joins facts of messages apart), each one narrowed read
+    assert sum(proxy.calls.values()) <= 17, dict(proxy.calls)
+    assert proxy.calls["turns"] <= 1 and proxy.calls["contexts"] <= 2 and proxy.calls["events"] <= 1
 
 
 def test_the_calls_of_one_add_do_not_grow_with_the_memory(settings: Settings, tmp_path: Path) -> None:

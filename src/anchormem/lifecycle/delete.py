@@ -131,8 +131,7 @@ def forget_cached(cache: object | None, texts: Iterable[str]) -> int:
     ``cache`` is a :class:`~anchormem.llm.cache.CachedLLM` or a batch store (anything with
     ``forget_containing``), the path of a cache file when no LLM is configured now but one was before, a
     :class:`~anchormem.parts.BatchStoreFile`, or a list of these (:meth:`~anchormem.parts.Parts.forgetting`)."""
-    # each text as stored, and as a prompt holds it: fenced line by line, or folded onto one line
-    unique = list(dict.fromkeys(form for t in texts if t.strip() for form in (t, fenced_body(t), one_line(t))))
+    unique = list(dict.fromkeys(form for t in texts if t.strip() for form in _forms(t)))
     if isinstance(cache, list):  # the response cache and the batch store (``Parts.forgetting``)
         return sum(forget_cached(one, unique) for one in cache)
     if isinstance(cache, BatchStoreFile):
@@ -153,6 +152,12 @@ def forget_cached(cache: object | None, texts: Iterable[str]) -> int:
     if n and isinstance(path, Path) and path.exists():
         scrub_file(path)
     return n
+
+
+def _forms(text: str) -> list[str]:
+    """``text`` as stored, and as a prompt holds it (fenced line by line, or folded onto one line) where that
+    form does not already contain it: a cached request holding the form then holds nothing else to find."""
+    return [text, *(form for form in dict.fromkeys((fenced_body(text), one_line(text))) if text not in form)]
 
 
 class _NoLLM:
