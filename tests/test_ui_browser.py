@@ -146,7 +146,8 @@ def test_timeline_search_graph_forget(browser: Any, server: str) -> None:
     assert "dog" in terms and "name" in terms, terms  # the question's words inside the anchor
     assert "anchor cosine" in hit.text and "relevance" in hit.text
     shown = browser.find_element(By.CSS_SELECTOR, "main").text
-    assert "[latest]" in shown and "[earlier]" in shown  # statements on the subject compared by date
+    # offline, marks are left out (their precision was too low): the block shows dates and order instead
+    assert "[latest]" not in shown and "[earlier]" not in shown
     assert "prompt block" in wait(browser, "p.counts").text
     assert "DATE: 1:56 pm on 8 May, 2023" in browser.find_element(By.CSS_SELECTOR, "pre.prompt").text
     assert unlabelled(browser) == []
