@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,22 @@ def test_good_lines_pass_and_broken_json_is_a_parse_error() -> None:
     assert found is not None and found[0] == PARSE_ERROR and found[2] is None
 
 
+class ClientStdin(io.StringIO):
+    """A client's side of stdio: it keeps its input open until the reply it waits for has come (or 30 s), as a
+    real MCP client does, so the server's end of input never races the last request's reply."""
+
+    def __init__(self, text: str, out: io.StringIO, awaited: str) -> None:
+        super().__init__(text)
+        self.out, self.awaited = out, awaited
+
+    def readline(self, size: int | None = -1) -> str:
+        line = super().readline(-1 if size is None else size)
+        deadline = time.monotonic() + 30
+        while not line and self.awaited not in self.out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return line
+
+
 def test_the_stdio_server_answers_each_bad_line_and_goes_on(memory: Memory, caplog: pytest.LogCaptureFixture) -> None:
     lines = [
         json.dumps(INITIALIZE),
@@ -81,7 +98,8 @@ def test_the_stdio_server_answers_each_bad_line_and_goes_on(memory: Memory, capl
     ]
     out = io.StringIO()
     with caplog.at_level("WARNING", logger="anchormem.mcp"):
-        run_stdio(build_server(memory, user_id="alice"), stdin=io.StringIO("\n".join(lines) + "\n"), stdout=out)
+        stdin = ClientStdin("\n".join(lines) + "\n", out, awaited='"tools":')
+        run_stdio(build_server(memory, user_id="alice"), stdin=stdin, stdout=out)
     replies = {r.get("id"): r for r in map(json.loads, out.getvalue().splitlines())}
     assert replies[7]["error"]["code"] == INVALID_REQUEST
     assert replies["s-1"]["error"]["code"] == INVALID_PARAMS
