@@ -27,6 +27,7 @@ from anchormem import Memory
 from anchormem.config import Settings
 from anchormem.ingest.sources import Conversation, load_conversations
 from anchormem.model import Turn
+from anchormem.text.dates import locomo_date
 
 DATA = Path("/work/shared/data")
 
@@ -46,31 +47,8 @@ STREAM = "v1"  # the build's recipe, part of the cache key: change it when the s
 FIRST_DAY = datetime(2019, 1, 1, 10, 0)
 
 
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-
-
 def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
-
-
-def locomo_date(when: datetime) -> str:
-    """LoCoMo's spelling of a session time: ``1:56 pm on 8 May, 2023``."""
-    hour = when.hour % 12 or 12
-    half = "am" if when.hour < 12 else "pm"
-    return f"{hour}:{when.minute:02d} {half} on {when.day} {MONTHS[when.month - 1]}, {when.year}"
 
 
 def sessions_of(conv: Conversation) -> list[list[Turn]]:

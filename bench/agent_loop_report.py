@@ -15,7 +15,6 @@ from agent_loop_build import (  # noqa: F401
     FIRST_DAY,
     HOLDOUT,
     LOCOMO,
-    MONTHS,
     STREAM,
     USER,
     CountingStore,

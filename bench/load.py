@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-from served import free_port, wait_healthy  # bench/ is on the path when this file runs as a script
+from served import free_port, stop, wait_healthy  # bench/ is on the path when this file runs as a script
 
 from anchormem.server.keys import create_key
 
@@ -301,15 +301,6 @@ def start_server(store: str, tmp: Path, name: str, embed_backend: str) -> tuple[
     ]
     with open(tmp / f"{name}.log", "w") as log:
         return base, subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
-
-
-def stop(server: subprocess.Popen[bytes]) -> None:
-    server.terminate()
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
 
 
 def bench(args: argparse.Namespace) -> int:

@@ -33,3 +33,13 @@ def wait_healthy(base: str, server: subprocess.Popen[bytes], log: Path, timeout:
             print(log.read_text()[-2000:], file=sys.stderr)
             return False
         time.sleep(0.2)
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    """End a server the bench started: terminate, then kill if it has not exited in 30 s."""
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()

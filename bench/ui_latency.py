@@ -36,7 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
-from served import free_port, wait_healthy  # bench/ is on the path when this file runs as a script
+from served import free_port, stop, wait_healthy  # bench/ is on the path when this file runs as a script
 
 from anchormem.config import Settings
 from anchormem.memory import Memory
@@ -279,12 +279,7 @@ def main() -> int:
             if not args.no_browser:
                 rows += browser_figures(base, key, args.runs)
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            stop(server)
 
     print(
         f"## Inspector latency: {stats.turns:,} turns in {stats.sessions} sessions, {stats.contexts:,} contexts, "

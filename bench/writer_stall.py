@@ -31,7 +31,7 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
-from served import free_port, wait_healthy  # bench/ is on the path when this file runs as a script
+from served import free_port, stop, wait_healthy  # bench/ is on the path when this file runs as a script
 
 from anchormem.server.keys import create_key
 
@@ -148,12 +148,7 @@ def main() -> int:
             quiet = asyncio.run(phase(base, key, readers, args, hammer=False))
             hammered = asyncio.run(phase(base, key, readers, args, hammer=True))
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            stop(server)
 
     print(
         f"## One writer against {args.readers} readers: {args.big}-turn foreground add + {args.writers} "

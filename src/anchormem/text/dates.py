@@ -2,7 +2,8 @@
 
 Timestamps are stored exactly as given ("1:56 pm on 8 May, 2023", "2024-03-23T09:30:00Z",
 "29.12.2023, 22:42:04", "March 23, 2024"); :func:`parse_when` turns the common spellings into a
-naive :class:`datetime` (a time-zone offset is ignored) and gives up (None) on anything else.
+naive :class:`datetime` (a time-zone offset is ignored) and gives up (None) on anything else;
+:func:`locomo_date` writes a time in LoCoMo's spelling.
 """
 
 from __future__ import annotations
@@ -92,3 +93,26 @@ def _at(day: datetime, hour: int, minute: int, second: int) -> datetime:
         return day.replace(hour=hour, minute=minute, second=second)
     except ValueError:
         return day
+
+
+MONTH_NAMES = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def locomo_date(when: datetime) -> str:
+    """LoCoMo's spelling of a session time: ``1:56 pm on 8 May, 2023``."""
+    hour = when.hour % 12 or 12
+    half = "am" if when.hour < 12 else "pm"
+    return f"{hour}:{when.minute:02d} {half} on {when.day} {MONTH_NAMES[when.month - 1]}, {when.year}"

@@ -20,24 +20,11 @@ from typing import Any
 
 from anchormem.errors import InputError
 from anchormem.eval.answers.chats import iso
+from anchormem.text.dates import locomo_date
 
 __all__ = ["Session", "build_haystack", "sessions_of"]
 
 Session = tuple[str, list[dict[str, Any]]]  # (date as written, turns)
-_MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
 
 
 def sessions_of(sample: dict[str, Any]) -> list[Session]:
@@ -72,12 +59,6 @@ def _when(date_time: str) -> datetime:
         return datetime.fromisoformat(text)
     except ValueError:
         raise InputError(f"haystack: cannot read the session date {date_time!r}") from None
-
-
-def _written(when: datetime) -> str:
-    hour = when.hour % 12 or 12
-    half = "am" if when.hour < 12 else "pm"
-    return f"{hour}:{when.minute:02d} {half} on {when.day} {_MONTHS[when.month - 1]}, {when.year}"
 
 
 def build_haystack(
@@ -116,7 +97,7 @@ def build_haystack(
     for i, turns in enumerate(chosen):
         when = start + span * (i + 0.5) / len(chosen)
         when = when.replace(second=0, microsecond=0)
-        dated.append((when, 0, _written(when), [{**t, "dia_id": f"H{i + 1}:{k + 1}"} for k, t in enumerate(turns)]))
+        dated.append((when, 0, locomo_date(when), [{**t, "dia_id": f"H{i + 1}:{k + 1}"} for k, t in enumerate(turns)]))
     dated.sort(key=lambda item: (item[0], item[1]))
     conversation: dict[str, Any] = {"speaker_a": "user", "speaker_b": "assistant"}
     for n, (_, _, written, turns) in enumerate(dated, start=1):
