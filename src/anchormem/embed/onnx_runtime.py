@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,13 @@ the largest batch's buffers (attention grows with batch x length x length), so 6
 1.3 GiB against about 0.6 GiB at 16, for the same time (bench/long_message.py: one 100,000-character message)."""
 MAX_TOKENIZED = 1024
 """Texts tokenised at once (their ids are padded to the longest of them)."""
+ALONE_UP_TO = 32
+"""Calls with at most this many texts (one added message's facts) run each text alone on the single-text
+session: no padding, and the vector of a text is the one a query of that text gets. In the agent loop
+(bench/agent_loop_mem0.py: 9 facts of a 250-word reply, 9 to 180 tokens each) the padded batch on the
+batch session cost 2.5-2.9x as much as the texts one by one on one thread (a 9-text batch padded to its
+longest holds ~1,260 tokens where the texts hold ~420), and two texts at a time on two threads took another
+1.6x off (at load 15 on 2 cores: 40 against 64 s for the first 24 adds of a chat, twice)."""
 
 
 def token_batches(lengths: np.ndarray, size: int, budget: int) -> list[slice]:
@@ -66,9 +74,11 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
 
     ``threads`` sets onnxruntime's intra-op threads for single texts (default 1: on an idle 2-core
     machine 2 threads gave 2.9 ms against 4.6 ms, but with anything else busy — another process, or
-    torch's spinning threads in the same one — 1 thread was twice as fast); batches run on a second
-    session with ``batch_threads`` (default: the machine's cores, at most 4), sorted by length so that
-    little padding is computed. ``cache_dir`` holds the built ONNX file (default ``~/.cache/anchormem/onnx``).
+    torch's spinning threads in the same one — 1 thread was twice as fast). A call of at most
+    :data:`ALONE_UP_TO` texts (an add's facts) runs each text alone on that session, ``batch_threads`` texts
+    at a time; larger calls run in padded batches on a second session with ``batch_threads`` (default: the
+    machine's cores, at most 4), sorted by length so that little padding is computed. ``cache_dir`` holds
+    the built ONNX file (default ``~/.cache/anchormem/onnx``).
     """
 
     def __init__(
@@ -85,6 +95,7 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
         self._threads = max(1, threads or 1)
         self._batch_threads = max(1, batch_threads or min(4, os.cpu_count() or 1))
         self._runtime: _Runtime | None = None
+        self._pool: ThreadPoolExecutor | None = None  # the one-by-one path's threads, made on first use
         self._lock = threading.Lock()
 
     def load(self) -> None:
@@ -95,8 +106,8 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
         if not texts:
             return empty_vectors(self.dim)
         runtime = self._load()
-        if len(texts) == 1:
-            return l2_normalize(self._run(runtime.session, self._tokens(runtime, list(texts))))
+        if len(texts) <= ALONE_UP_TO:
+            return l2_normalize(self._alone(runtime, list(texts)))
         session = self._batch_session(runtime)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         for chunk in batches(range(len(texts)), MAX_TOKENIZED):
@@ -109,6 +120,21 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
                 batch = {name: array[picked, :width] for name, array in feeds.items()}
                 out[np.asarray(chunk)[picked]] = self._run(session, batch)
         return l2_normalize(out)
+
+    def _alone(self, runtime: _Runtime, texts: list[str]) -> Vectors:
+        """Each text run by itself on the single-text session (no padding), on up to ``batch_threads``
+        threads at once (a session runs calls in parallel; each call keeps to its one thread)."""
+
+        def one(text: str) -> Vectors:
+            return self._run(runtime.session, self._tokens(runtime, [text]))
+
+        if len(texts) == 1 or self._batch_threads == 1:
+            return np.concatenate([one(text) for text in texts])
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._batch_threads, thread_name_prefix="anchormem-minilm")
+            pool = self._pool
+        return np.concatenate(list(pool.map(one, texts)))
 
     def _batch_session(self, runtime: _Runtime) -> Any:
         if self._batch_threads == self._threads:
