@@ -65,14 +65,14 @@ def subjects(
     neighbours: dict[int, set[int]] = {r: set() for r in rows}
     if len(with_anchor) > 1:
         vectors = centred(snapshot, [best[r] for r in with_anchor])
-        sims = vectors @ vectors.T
+        close = np.triu(vectors @ vectors.T >= threshold, k=1)  # pairs i < j, compared at once
+        pairs = [(with_anchor[i], with_anchor[j]) for i, j in zip(*np.nonzero(close), strict=True)]
+        row_of = {best[r]: r for r in with_anchor}  # a fact belongs to one context
         linked = _event_links(snapshot, [best[r] for r in with_anchor])
-        for i, a in enumerate(with_anchor):
-            for j in range(i + 1, len(with_anchor)):
-                b = with_anchor[j]
-                if sims[i, j] >= threshold or (best[a], best[b]) in linked:
-                    neighbours[a].add(b)
-                    neighbours[b].add(a)
+        pairs += [(row_of[a], row_of[b]) for a, b in linked]  # both orders: neighbours are symmetric
+        for a, b in pairs:
+            neighbours[a].add(b)
+            neighbours[b].add(a)
     return Subjects(best_fact=best, neighbours={r: frozenset(n) for r, n in neighbours.items()})
 
 
