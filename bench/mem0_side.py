@@ -2,7 +2,7 @@
 lines on stdin (one reply line per request on stdout). Not part of anchormem and never imports it.
 
     /work/mem0venv/bin/python bench/mem0_side.py --path DIR --model-dir DIR [--embedder onnx|huggingface]
-        [--onnx FILE]
+        [--onnx FILE] [--torch-threads N]
 
 Configuration: messages stored as they are (``add(..., infer=False)``: one vector per message, no LLM),
 search without an LLM or reranker, the local Qdrant vector store (path mode, in ``--path``), its SQLite history
@@ -118,6 +118,7 @@ def main() -> None:
     ap.add_argument("--model-dir", required=True, help="all-MiniLM-L6-v2's folder (tokenizer.json, weights)")
     ap.add_argument("--embedder", choices=("onnx", "huggingface"), default="onnx")
     ap.add_argument("--onnx", help="the ONNX file (--embedder onnx)")
+    ap.add_argument("--torch-threads", type=int, default=0, help="torch's intra-op threads (0: torch's default)")
     args = ap.parse_args()
     if args.embedder == "onnx" and not args.onnx:
         ap.error("--embedder onnx needs --onnx FILE")
@@ -127,6 +128,10 @@ def main() -> None:
     os.environ.setdefault("MEM0_DIR", str(Path(args.path) / "mem0home"))
     import mem0
 
+    if args.torch_threads:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
     memory = open_memory(args)
     memory.embedding_model.embed("warm up", "search")
     print(
