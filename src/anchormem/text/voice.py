@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from anchormem.render.prompt_block import TURN_START
+from anchormem.render.lines import TURN_START
 
 _AGREEMENT = (
     (re.compile(r"\b(does|do)\s+I\b", re.IGNORECASE), "do I"),
@@ -64,7 +64,7 @@ def in_voice(query: str, speaker: str) -> str:
 
 
 def context_speakers(text: str) -> frozenset[str]:
-    """The speakers of a context, read from its rendered lines (:data:`anchormem.render.prompt_block.TURN_START`:
+    """The speakers of a context, read from its rendered lines (:data:`anchormem.render.lines.TURN_START`:
     ``Speaker said, "…"``, ``Speaker said (part 2 of 3), "…"``). A line inside a quoted message that looks like
     one may add a name; the speakers of the context's own turns are always there."""
     starts = (TURN_START.match(line) for line in text.split("\n"))
