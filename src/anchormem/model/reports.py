@@ -4,10 +4,21 @@ import, and a memory's statistics."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
+from typing import Any, Self
+
+
+class Tally:
+    """Counts of a dataclass that add up field by field (:meth:`add`; a list field is joined)."""
+
+    def add(self, other: Self) -> None:
+        """Add ``other``'s counts to these."""
+        for f in fields(self):  # type: ignore[arg-type]  # every Tally is a dataclass
+            mine: Any = getattr(self, f.name)
+            setattr(self, f.name, mine + getattr(other, f.name))
 
 
 @dataclass
-class Usage:
+class Usage(Tally):
     """Token and time accounting for one phase (paper Tables 2 and 4).
 
     Tokens are counted apart by where the answer came from: ``prompt_tokens`` / ``completion_tokens``
@@ -36,10 +47,6 @@ class Usage:
     def total_completion_tokens(self) -> int:
         """Completion tokens of every call, spent or answered from the cache."""
         return self.completion_tokens + self.cached_completion_tokens
-
-    def add(self, other: Usage) -> None:
-        for f in fields(self):
-            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     def since(self, earlier: Usage | None) -> Usage:
         """What was used after ``earlier`` (a snapshot of the same counter)."""
@@ -85,7 +92,7 @@ class Stats:
 
 
 @dataclass
-class DeleteReport:
+class DeleteReport(Tally):
     """What one ``delete`` removed and rebuilt."""
 
     turns: int = 0
