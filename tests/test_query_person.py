@@ -182,7 +182,9 @@ def own_words(result: SearchResult) -> dict[str, float]:
     return {h.context.turn_ids[0]: dict(h.adjustments).get("own-words", 0.0) for h in result.contexts}
 
 
-@pytest.mark.parametrize("question", ["Where do I live now?", "Wo wohne ich jetzt?", "Where does Hannah live?"])
+@pytest.mark.parametrize(
+    "question", ["Where do I live now?", "Wo wohne ich jetzt?", "Where does Hannah live?", "¿Dónde vivo ahora?"]
+)
 def test_a_question_in_the_first_person_or_by_the_users_name_puts_the_users_words_first(
     chat: Memory, question: str
 ) -> None:
@@ -216,3 +218,12 @@ def test_the_users_request_gives_way_to_the_users_statement(chat: Memory) -> Non
     assert ranks["D3:1"].rank < ranks["D2:1"].rank
     asked = chat.search("What did I ask you to plan for dinner?", user_id="u", max_contexts=8)
     assert all("statements" not in dict(h.adjustments) for h in asked.contexts), "a question about a request"
+
+
+@pytest.mark.parametrize("question", ["¿Qué menú me propusiste?", "What dinner menu did the assistant suggest Hannah?"])
+def test_you_in_the_verb_or_the_assistant_named_first_puts_the_assistants_words_first(
+    chat: Memory, question: str
+) -> None:
+    given = own_words(chat.search(question, user_id="u", max_contexts=8))
+    assert any(v < 0 for t, v in given.items() if t.endswith(":1")), "the user's messages give way"
+    assert all(v == 0 for t, v in given.items() if t.endswith(":2"))
