@@ -39,13 +39,26 @@ def anchor_speaker(anchor: str) -> str | None:
 
 
 def _mention(speaker: str) -> re.Pattern[str]:
-    name = re.escape(speaker.strip())
-    return re.compile(rf"\b(?:the\s+)?{name}(?P<own>'s|’s|s')?(?=\W|$)", re.IGNORECASE)
+    """A mention of ``speaker``: the name as stored, or the first word of a name of several words that starts
+    with a capital ("Javier" for ``Javier Ortega``: a question calls a person by the given name)."""
+    full = speaker.strip()
+    forms = [re.escape(full)]
+    first = full.split()[0] if " " in full else ""
+    if len(first) > 1 and first[0].isupper() and first.isalpha():
+        forms.append(re.escape(first))
+    names = "|".join(forms)
+    return re.compile(rf"\b(?:the\s+)?(?:{names})(?P<own>'s|’s|s')?(?=\W|$)", re.IGNORECASE)
+
+
+def mention_at(query: str, speaker: str) -> int | None:
+    """Where ``query`` first names ``speaker`` (as :func:`named_speaker` reads names), else None."""
+    found = _mention(speaker).search(query) if speaker.strip() else None
+    return found.start() if found else None
 
 
 def named_speaker(query: str, speakers: Iterable[str]) -> str | None:
     """The one speaker of ``speakers`` that ``query`` names (case-insensitive, as a whole word:
-    "the user" names ``user``), or None when it names none or several."""
+    "the user" names ``user``; "Javier" names ``Javier Ortega``), or None when it names none or several."""
     named = {s for s in speakers if s.strip() and _mention(s).search(query)}
     return named.pop() if len(named) == 1 else None
 
