@@ -70,9 +70,11 @@ print(json.dumps(out))
 """
 
 
-def run_child(location: str, home: Path, q1: str, q2: str, profile: bool) -> dict:
+def run_child(location: str, home: Path, q1: str, q2: str, profile: bool, src: str | None = None) -> dict:
     args = [sys.executable, "-c", CHILD, location, USER, q1, q2, "1" if profile else "0"]
     env = {**os.environ, "HOME": str(home)}
+    if src is not None:  # another tree's code (the bench's helpers come from this one's bench/)
+        env["PYTHONPATH"] = os.pathsep.join([src, *[p for p in env.get("PYTHONPATH", "").split(os.pathsep)[1:] if p]])
     spawned = time.time()
     done = subprocess.run(args, capture_output=True, text=True, env=env, check=False)
     if done.returncode:
@@ -96,8 +98,14 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--cache-dir", default="/tmp/agent_loop_cache", type=Path)
     ap.add_argument("--profile", action="store_true", help="print a cProfile of the last run's first search")
+    ap.add_argument(
+        "--src",
+        help="code trees to compare, comma-separated (e.g. /tmp/base/src,src): each store's processes run each "
+        "tree's code in turn, reading the same snapshot file (the default: this process's PYTHONPATH)",
+    )
     args = ap.parse_args()
     stores = [s for s in args.stores.split(",") if s]
+    trees: list[str | None] = [t for t in args.src.split(",") if t] if args.src else [None]
     print(f"# bench/cold_parts.py: {' '.join(sys.argv[1:]) or '(defaults)'}")
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, started {time.strftime('%H:%M:%S')}")
     work = workload()
@@ -120,14 +128,19 @@ def main() -> None:
                 (homes[store] / ".cache").symlink_to(Path("~/.cache").expanduser())
                 first = run_child(where[store], homes[store], work.question(), work.question(), False)
                 log(f"  {store}: first process (writes the file) {first['row']['to first result']:.2f} s")
-            rows: dict[str, list[dict]] = {s: [] for s in stores}
+            columns = [f"{s} {t}" if t else s for s in stores for t in trees]
+            rows: dict[str, list[dict]] = {c: [] for c in columns}
             last: dict[str, dict] = {}
             for i in range(args.runs):
                 for store in stores:
-                    got = run_child(where[store], homes[store], work.question(), work.question(), args.profile)
-                    rows[store].append(got["row"])
-                    last[store] = got
-                    log(f"  {store} run {i + 1}: " + ", ".join(f"{k} {v:.2f}" for k, v in got["row"].items()))
+                    for tree in trees if i % 2 == 0 else trees[::-1]:
+                        column = f"{store} {tree}" if tree else store
+                        q1, q2 = work.question(), work.question()
+                        got = run_child(where[store], homes[store], q1, q2, args.profile, tree)
+                        rows[column].append(got["row"])
+                        last[column] = got
+                        log(f"  {column} run {i + 1}: " + ", ".join(f"{k} {v:.2f}" for k, v in got["row"].items()))
+            stores = columns
             print(f"\n## Cold start at {args.size:,} turns from the snapshot file: medians of {args.runs} (s)\n")
             keys = sorted(
                 {k for s in stores for r in rows[s] for k in r},
