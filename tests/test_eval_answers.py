@@ -156,7 +156,9 @@ def test_chats_read_spellings_kinds_and_the_users_date(tmp_path: Path) -> None:
         "role": "user",
         "content": SESSIONS[0][1][0][1],
     }
-    assert chat.to_memory("named")[1]["speaker"] == "Assistant" and chat.to_memory("named")[0]["speaker"] == "Noor"
+    named = chat.to_memory("named")  # the user's name given with the messages, as OpenAI's ``name``
+    assert named[0]["role"] == "user" and named[0]["name"] == "Noor" and named[0]["content"] == SESSIONS[0][1][0][1]
+    assert named[1]["role"] == "assistant" and "name" not in named[1]
     people = parse_chat({"sample_id": "c", "conversation": {"speaker_a": "Ana", "speaker_b": "Ben"}, "qa": []})
     assert not people.role_based
     with pytest.raises(InputError, match="conversation"):

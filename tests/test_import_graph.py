@@ -135,6 +135,26 @@ def test_benchmarks_do_not_import_the_tests() -> None:
     assert offenders == []
 
 
+def store_getattrs(root: Path) -> list[str]:
+    """``getattr``/``hasattr`` calls on a store (a name ending in ``store``) in the modules outside ``store/``."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path.is_relative_to(root / "store"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
+                continue
+            if node.func.id in {"getattr", "hasattr"} and ast.unparse(node.args[0]).lower().endswith("store"):
+                found.append(f"{path.relative_to(root)}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_module_outside_the_stores_probes_a_store_by_name() -> None:
+    """The layers above a store check its optional capabilities by type (``store/capabilities.py``), so a
+    backend author finds the whole contract declared there."""
+    assert store_getattrs(ROOT) == []
+
+
 ARCHITECTURE = ROOT.parents[1] / "docs" / "architecture.md"
 
 

@@ -127,10 +127,13 @@ def test_named_speakers_are_found_by_the_name_they_were_stored_with() -> None:
     assert dict(result.contexts[1].adjustments) == {"own-words": -0.1}
 
 
-def test_a_question_naming_no_stored_speaker_is_left_alone() -> None:
-    for query in ("Wie heißt der Hund der Nutzerin?", "What is the dog called?"):
-        result = search(chat(), query)
-        assert all("own-words" not in dict(h.adjustments) for h in result.contexts), query
+def test_a_question_naming_nobody_is_about_the_user_beside_an_assistant_and_about_no_one_between_people() -> None:
+    for query in ("Wie heißt der Hund der Nutzerin?", "What is the dog called?", "¿Cómo se llama el perro?"):
+        result = search(chat(), query)  # a user and an assistant: only the user has a dog to ask about
+        given = {h.context.id: dict(h.adjustments).get("own-words", 0.0) for h in result.contexts}
+        assert given["c0"] == 0.0 and given["c1"] == given["c2"] == -0.1, query
+        people = search(chat(user="Ana", assistant="Ben"), query)  # two people: no one to map it to
+        assert all("own-words" not in dict(h.adjustments) for h in people.contexts), query
 
 
 def test_a_strong_echo_stays_above_a_weak_own_message() -> None:

@@ -42,9 +42,26 @@ FRIENDS = {"Caroline", "Melanie"}
         ("Was hast du mir für das Knie empfohlen?", "assistant", "Assistant"),
         ("What did I ask you to plan?", "user", "Lena"),  # I asked: about the user
         ("Which plan did you write?", "assistant", "Assistant"),
-        ("Where does the user live?", "user", None),  # names the role; no such speaker among names
-        ("Where does Lena live?", None, "Lena"),
-        ("What is the capital of France?", None, None),
+        ("Where does the user live?", "user", "Lena"),  # names the role: the user's speaker, whatever its name
+        ("Where does Lena live?", "user", "Lena"),  # an unknown name, no one else: the user's life is asked about
+        ("When was the launch party?", "user", "Lena"),  # naming nobody: about the user's life
+        ("What did the assistant suggest Lena do?", "assistant", "Assistant"),  # both named: the subject, first
+        # pro-drop: the first person without a pronoun ("vivo", "tengo", "curro"), "you" in the verb alone
+        ("¿dónde vivo ahora?", "user", "Lena"),
+        ("¿qué bici tengo ahora?", "user", "Lena"),
+        ("¿para qué empresa curro ahora?", "user", "Lena"),
+        ("¿de dónde te dije que soy?", "user", "Lena"),  # "te dije": I told you
+        ("¿qué me recomendaste?", "assistant", "Assistant"),
+        ("¿cuántos gramos me dijiste que tomara?", "assistant", "Assistant"),
+        ("¿qué me has recomendado para la rodilla?", "assistant", "Assistant"),
+        ("Cosa mi hai consigliato?", "assistant", "Assistant"),
+        ("Dove abito adesso?", "user", "Lena"),
+        ("Onde moro agora?", "user", "Lena"),
+        ("¿Dónde vive ahora el usuario?", "user", "Lena"),
+        ("¿Qué le recomendó el asistente al usuario?", "assistant", "Assistant"),
+        ("Wo arbeite ich?", "user", "Lena"),
+        ("Wo wohnt die Nutzerin?", "user", "Lena"),
+        ("Was hat die Assistentin empfohlen?", "assistant", "Assistant"),
     ],
 )
 def test_the_first_person_is_the_user_and_you_the_assistant(
@@ -56,8 +73,27 @@ def test_the_first_person_is_the_user_and_you_the_assistant(
 
 def test_two_people_talking_have_no_user_to_map_the_first_person_to() -> None:
     assert question_speaker("Where do I live?", FRIENDS) is None
+    assert question_speaker("¿Dónde vivo ahora?", FRIENDS) is None
     assert question_speaker("Where does Caroline live?", FRIENDS) == "Caroline"
+    assert question_speaker("When did Caroline meet Melanie?", FRIENDS) is None, "two people named: neither"
     assert user_speaker(FRIENDS) is None and user_speaker(ROLES) == "user" and user_speaker(NAMED) == "Lena"
+
+
+def test_a_name_given_with_the_messages_is_the_user_by_its_full_or_first_name() -> None:
+    speakers = {"Javier Ortega", "assistant"}  # role "user" sent with name "Javier Ortega"
+    assert user_speaker(speakers) == "Javier Ortega"
+    assert question_speaker("¿De dónde es Javier?", speakers) == "Javier Ortega"
+    assert question_speaker("Where does Javier Ortega work?", speakers) == "Javier Ortega"
+    assert question_speaker("¿Qué le recomendó el asistente a Javier?", speakers) == "assistant"
+    assert question_speaker("¿Qué le pidió Javier al asistente?", speakers) == "Javier Ortega"
+    assert question_speaker("Where does Ortega work?", speakers) == "Javier Ortega", "no other speaker: the user"
+    assert question_speaker("Where does Javi work?", {"Javier Ortega", "Ana Ruiz"}) is None, "not a whole name"
+
+
+def test_second_person_verbs_are_told_from_words_that_only_end_alike() -> None:
+    assert addresses_assistant("¿Qué me sugeriste?") and addresses_assistant("¿Qué libro me diste?")
+    for text in ("¿Estoy triste?", "¿Existe un plan B?", "¿Qué contraste tiene?", "What has the user done?"):
+        assert not addresses_assistant(text), text
 
 
 def test_person_words_are_read_as_words_not_inside_other_words() -> None:
@@ -146,7 +182,9 @@ def own_words(result: SearchResult) -> dict[str, float]:
     return {h.context.turn_ids[0]: dict(h.adjustments).get("own-words", 0.0) for h in result.contexts}
 
 
-@pytest.mark.parametrize("question", ["Where do I live now?", "Wo wohne ich jetzt?", "Where does Hannah live?"])
+@pytest.mark.parametrize(
+    "question", ["Where do I live now?", "Wo wohne ich jetzt?", "Where does Hannah live?", "¿Dónde vivo ahora?"]
+)
 def test_a_question_in_the_first_person_or_by_the_users_name_puts_the_users_words_first(
     chat: Memory, question: str
 ) -> None:
@@ -180,3 +218,12 @@ def test_the_users_request_gives_way_to_the_users_statement(chat: Memory) -> Non
     assert ranks["D3:1"].rank < ranks["D2:1"].rank
     asked = chat.search("What did I ask you to plan for dinner?", user_id="u", max_contexts=8)
     assert all("statements" not in dict(h.adjustments) for h in asked.contexts), "a question about a request"
+
+
+@pytest.mark.parametrize("question", ["¿Qué menú me propusiste?", "What dinner menu did the assistant suggest Hannah?"])
+def test_you_in_the_verb_or_the_assistant_named_first_puts_the_assistants_words_first(
+    chat: Memory, question: str
+) -> None:
+    given = own_words(chat.search(question, user_id="u", max_contexts=8))
+    assert any(v < 0 for t, v in given.items() if t.endswith(":1")), "the user's messages give way"
+    assert all(v == 0 for t, v in given.items() if t.endswith(":2"))

@@ -76,17 +76,14 @@ class Parts:
                 setattr(self, attribute, opener(what))
             return getattr(self, attribute)
 
-    def _location(self, kind: type, attribute: str) -> object:
-        """Where the store is: the given store's ``attribute`` (None when it is no ``kind``), else the
-        settings' location."""
-        if self._store is not None:
-            return getattr(self._store, attribute) if isinstance(self._store, kind) else None
-        return self.settings.store_location
+    def _location(self, given: Callable[[Store], object]) -> object:
+        """Where the store is: what ``given`` reads of the given store, else the settings' location."""
+        return given(self._store) if self._store is not None else self.settings.store_location
 
     @property
     def store_file(self) -> Path | None:
         """The SQLite file of the store (the one given, else the settings'), or None for a server store."""
-        where = self._location(Located, "path")
+        where = self._location(lambda store: store.path if isinstance(store, Located) else None)
         if not isinstance(where, str) or "://" in where or where == ":memory:":
             return None
         return Path(where)
@@ -94,7 +91,7 @@ class Parts:
     @property
     def store_url(self) -> str | None:
         """The URL of a server store (the one given, else the settings'), or None for a SQLite store."""
-        where = self._location(ServedAt, "url")
+        where = self._location(lambda store: store.url if isinstance(store, ServedAt) else None)
         return where if isinstance(where, str) and "://" in where and not where.startswith("sqlite:") else None
 
     @property

@@ -1,5 +1,5 @@
-"""One SQLite connection shared by threads behind a lock, its failures raised as :class:`StoreError`
-(the LLM response cache and the batch store both keep one)."""
+"""One SQLite connection shared by threads behind a lock, its failures raised as :class:`StoreError`, and
+the base of a resource kept in one such file (the LLM response cache and the batch store)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from anchormem._util.closeable import Closeable
 from anchormem.errors import StoreError
 
 
@@ -53,3 +54,19 @@ class SharedSQLite:
     def close(self) -> None:
         with self.lock:
             self.db.close()
+
+
+class SQLiteFile(Closeable):
+    """A resource kept in the SQLite file ``path``, opened (created) with ``setup`` for use from any
+    thread (``_sql``); ``name`` names it in errors. Closing it closes the connection."""
+
+    def __init__(self, path: Path, name: str, setup: Sequence[str]) -> None:
+        self._path = Path(path)
+        self._sql = SharedSQLite.open(self._path, name, setup)
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def close(self) -> None:
+        self._sql.close()

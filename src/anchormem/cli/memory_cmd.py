@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from anchormem.cli.common import flag, positive_int, scope_kwargs, subcommand, variant_option
+from anchormem.cli.common import flag, positive_int, scope_kwargs, variant_option
 from anchormem.cli.progress import Bars
-from anchormem.cli.remote import via_server_or_local
+from anchormem.cli.remote import memory_command
 from anchormem.cli.search_options import narrowing_kwargs, narrowing_options
 from anchormem.errors import InputError
 from anchormem.text.times import instant, message_time
@@ -27,11 +27,8 @@ K_HELP = (
 
 
 def register(sub: Any) -> None:
-    with subcommand(
-        sub,
-        "add",
-        "add a conversation (LoCoMo file or JSON/JSONL messages) or one message",
-        via_server_or_local(cmd_add),
+    with memory_command(
+        sub, "add", "add a conversation (LoCoMo file or JSON/JSONL messages) or one message", cmd_add
     ) as p:
         p.add_argument("file", nargs="?", help="LoCoMo file, or JSON/JSONL messages (see docs/messages.md)")
         p.add_argument("--message", metavar="TEXT", help="add this one message instead of a file")
@@ -60,9 +57,7 @@ def register(sub: Any) -> None:
             help="send the LLM requests through batch files instead of live calls: the messages are stored and "
             "searchable now, the requests wait for 'anchormem batch export' (see docs/batch.md)",
         )
-    with subcommand(
-        sub, "search", "retrieve memories for a query, with provenance", via_server_or_local(cmd_search, reads=True)
-    ) as p:
+    with memory_command(sub, "search", "retrieve memories for a query, with provenance", cmd_search, reads=True) as p:
         p.add_argument("query")
         p.add_argument("--k", type=positive_int, help=K_HELP)
         p.add_argument(
@@ -75,33 +70,20 @@ def register(sub: Any) -> None:
         )
         variant_option(p)
         narrowing_options(p)
-    with subcommand(
-        sub,
-        "answer",
-        "answer a question from memory with the configured LLM",
-        via_server_or_local(cmd_answer, reads=True),
+    with memory_command(
+        sub, "answer", "answer a question from memory with the configured LLM", cmd_answer, reads=True
     ) as p:
         p.add_argument("question")
         p.add_argument("--k", type=positive_int, help=K_HELP)
         narrowing_options(p)
-    with subcommand(
-        sub, "stats", "counts of contexts, facts, events and LLM usage", via_server_or_local(cmd_stats, reads=True)
-    ):
+    with memory_command(sub, "stats", "counts of contexts, facts, events and LLM usage", cmd_stats, reads=True):
         pass
-    with subcommand(
-        sub, "list", "list turns, contexts, facts or events of a memory", via_server_or_local(cmd_list, reads=True)
-    ) as p:
+    with memory_command(sub, "list", "list turns, contexts, facts or events of a memory", cmd_list, reads=True) as p:
         p.add_argument("kind", choices=KINDS)
-    with subcommand(
-        sub, "get", "show one record by id (c-…, f-…, e-… or a turn id)", via_server_or_local(cmd_get, reads=True)
-    ) as p:
+    with memory_command(sub, "get", "show one record by id (c-…, f-…, e-… or a turn id)", cmd_get, reads=True) as p:
         p.add_argument("id")
-    with subcommand(
-        sub,
-        "users",
-        "list the memories (user / agent / run) in the store",
-        via_server_or_local(cmd_users, reads=True),
-        scoped=False,
+    with memory_command(
+        sub, "users", "list the memories (user / agent / run) in the store", cmd_users, reads=True, scoped=False
     ):
         pass
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from anchormem.cli.common import ENV_URL, Handler, remote_options, with_memory
+from anchormem.cli.common import ENV_URL, Handler, remote_options, subcommand, with_memory
 from anchormem.errors import InputError
 
-__all__ = ["ENV_URL", "local_only", "remote_options", "server_url", "via_server_or_local"]
+__all__ = ["ENV_URL", "local_only", "memory_command", "remote_options", "server_url", "via_server_or_local"]
 
 LOCAL_ONLY = ("store", "config", "llm_url", "llm_model", "llm_key", "embed_backend")
 
@@ -49,6 +50,22 @@ def via_server_or_local(command: Callable[[Any, argparse.Namespace], Any], *, re
     handler.__name__ = handler.__qualname__ = command.__name__
     handler.__doc__ = command.__doc__
     return handler
+
+
+@contextmanager
+def memory_command(
+    sub: Any,
+    name: str,
+    help: str,
+    command: Callable[[Any, argparse.Namespace], Any],
+    *,
+    reads: bool = False,
+    scoped: bool = True,
+) -> Iterator[argparse.ArgumentParser]:
+    """Register the command ``name`` on a memory, run through the server when one is named, else on the local
+    memory (:func:`via_server_or_local`); the ``with`` block adds its arguments (see ``subcommand``)."""
+    with subcommand(sub, name, help, via_server_or_local(command, reads=reads), scoped=scoped) as p:
+        yield p
 
 
 def _no_key_without_server(args: argparse.Namespace) -> None:

@@ -69,7 +69,7 @@ _DERIVED = (
 _NUMPY = frozenset({"_frombuffer", "dtype"})
 _NUMPY_MODULES = frozenset({"numpy", "numpy.core.numeric", "numpy._core.numeric"})
 _CLASSES = {
-    "anchormem.model": {"Context", "Fact", "Event", "Scope"},
+    "anchormem.model.records": {"Context", "Fact", "Event", "Scope"},  # where they are defined: pickle names it
     "anchormem.text.lexical": {"BM25Index", "_Segment"},
     "anchormem.index.rowindex": {"RowIndex", "_Numbers"},
     "anchormem.index.snapshot": {"FactGroups", "EventFacts"},

@@ -160,8 +160,8 @@ def normalise(msg: object, place: str) -> MessageFields:
     return MessageFields(
         speaker=speaker,
         text=text,
-        session=_opt_label(msg, "session", place) or "1",
-        id=_opt_label(msg, "id", place),
+        session=optional_label(msg, "session", place) or "1",
+        id=optional_label(msg, "id", place),
         timestamp=timestamp,
         time_given=given,
         image_caption=_caption(msg, place),
@@ -249,14 +249,20 @@ def _who(obj: Mapping[str, Any], name: str, place: str) -> str | None:
     return check_label(value, name, place)
 
 
-def _opt_label(obj: Mapping[str, Any], name: str, place: str) -> str | None:
-    """An optional label (id, session); absent, null or "" mean none."""
+def optional_text(obj: Mapping[str, Any], name: str, place: str) -> str | None:
+    """``obj[name]`` as text, a string or a number; absent, null or "" mean none."""
     value = obj.get(name)
     if value is None or value == "":
         return None
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise InputError(f"{place}: '{name}' must be a string or number, got {type(value).__name__}")
-    return check_label(str(value), name, place)
+    return str(value)
+
+
+def optional_label(obj: Mapping[str, Any], name: str, place: str) -> str | None:
+    """An optional label (id, session); absent, null or "" mean none."""
+    value = optional_text(obj, name, place)
+    return None if value is None else check_label(value, name, place)
 
 
 def _caption(obj: Mapping[str, Any], place: str) -> str | None:

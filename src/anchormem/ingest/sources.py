@@ -18,12 +18,11 @@ from typing import Any
 
 from anchormem._util.files import read_limited
 from anchormem.errors import InputError
-from anchormem.ingest.messages import as_messages, parse_messages
+from anchormem.ingest.messages import as_messages, optional_label, optional_text, parse_messages
 from anchormem.model import Turn
 from anchormem.wire.validation import (
     MAX_CAPTION_CHARS,
     MAX_TEXT_CHARS,
-    check_label,
     check_text,
     check_turn_count,
 )
@@ -188,11 +187,7 @@ def _text_field(obj: Mapping[str, Any], names: tuple[str, ...], place: str, allo
 def _opt_str(obj: Mapping[str, Any], name: str, place: str, caption: bool = False) -> str | None:
     """An optional label (id, session, timestamp, date) or, with ``caption``, an image caption;
     absent, null or "" mean none."""
-    value = obj.get(name)
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise InputError(f"{place}: '{name}' must be a string or number, got {type(value).__name__}")
-    if caption:
-        return check_text(str(value), name, place, limit=MAX_CAPTION_CHARS, empty=True)
-    return check_label(str(value), name, place)
+    if not caption:
+        return optional_label(obj, name, place)
+    value = optional_text(obj, name, place)
+    return None if value is None else check_text(value, name, place, limit=MAX_CAPTION_CHARS, empty=True)

@@ -42,56 +42,47 @@ def to_documents(result: SearchResult, *, scope: dict[str, Any] | None = None) -
     """A search result as LangChain documents: each context, then each event, in the result's order,
     with provenance in ``metadata`` (JSON-safe)."""
     base = {k: v for k, v in (scope or {}).items() if v is not None}
-    docs: list[Document] = []
-    for hit in result.contexts:
-        ctx = hit.context
-        docs.append(
-            _document(
-                ctx.text,
-                base,
-                "context",
-                ctx.id,
-                hit,
-                session=ctx.session,
-                date=ctx.date,
-                turn_ids=list(ctx.turn_ids),
-                offsets=[list(o) for o in ctx.offsets],  # a passage's place in its message; [] for whole messages
-                anchors=[{"id": a.fact.id, "text": a.fact.text, "score": a.score} for a in hit.anchors],
-                via_events=list(hit.via_events),
-                rank=hit.rank,
-                relevance=hit.relevance,
-                adjustments=dict(hit.adjustments),
-                latest=hit.latest,  # compared with the returned contexts on the same subject (None: not compared)
-                newer=list(hit.newer),
-            )
-        )
-    for ehit in result.events:
-        ev = ehit.event
-        docs.append(
-            _document(
-                ev.text,
-                base,
-                "event",
-                ev.id,
-                ehit,
-                context_ids=list(ehit.context_ids),
-                fact_ids=list(ev.fact_ids),
-                supersedes=[list(link) for link in ev.supersedes],  # [newer fact id, older fact id, kind]
-            )
-        )
-    return docs
+    contexts = [
+        _document(base, "context", h.context.id, h.score, h.context.text, _context_fields(h)) for h in result.contexts
+    ]
+    events = [_document(base, "event", h.event.id, h.score, h.event.text, _event_fields(h)) for h in result.events]
+    return contexts + events
 
 
 def _document(
-    text: str, base: dict[str, Any], kind: str, record_id: str, hit: ContextHit | EventHit, **fields: Any
+    base: dict[str, Any], kind: str, record_id: str, score: float, text: str, fields: dict[str, Any]
 ) -> Document:
-    """One retrieved record as a document: the scope, what it is, its id and score, ``fields``, and its
-    best-first rank where the hit carries one."""
-    meta = {**base, "kind": kind, "id": record_id, "score": hit.score, **fields}
-    rank = getattr(hit, "rank", None)
-    if rank is not None:
-        meta["rank"] = rank
+    """One retrieved record as a document: the scope, what it is, its id and score, then ``fields``."""
+    meta = {**base, "kind": kind, "id": record_id, "score": score, **fields}
     return Document(page_content=text, metadata=meta, id=record_id)
+
+
+def _context_fields(hit: ContextHit) -> dict[str, Any]:
+    """A context's provenance: where it is, the anchors that led to it, its rank and marks."""
+    ctx = hit.context
+    return {
+        "session": ctx.session,
+        "date": ctx.date,
+        "turn_ids": list(ctx.turn_ids),
+        "offsets": [list(o) for o in ctx.offsets],  # a passage's place in its message; [] for whole messages
+        "anchors": [{"id": a.fact.id, "text": a.fact.text, "score": a.score} for a in hit.anchors],
+        "via_events": list(hit.via_events),
+        "rank": hit.rank,
+        "relevance": hit.relevance,
+        "adjustments": dict(hit.adjustments),
+        "latest": hit.latest,  # compared with the returned contexts on the same subject (None: not compared)
+        "newer": list(hit.newer),
+    }
+
+
+def _event_fields(hit: EventHit) -> dict[str, Any]:
+    """An event's provenance: the contexts and facts it ties, the supersessions it found."""
+    ev = hit.event
+    return {
+        "context_ids": list(hit.context_ids),
+        "fact_ids": list(ev.fact_ids),
+        "supersedes": [list(link) for link in ev.supersedes],  # [newer fact id, older fact id, kind]
+    }
 
 
 class AnchorMemRetriever(BaseRetriever):

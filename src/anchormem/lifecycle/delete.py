@@ -186,17 +186,5 @@ def scopes_under(store: Store, user_id: str, agent_id: str | None, run_id: str |
 def summary(reports: Iterable[DeleteReport]) -> DeleteReport:
     total = DeleteReport()
     for r in reports:
-        for name in (
-            "turns",
-            "contexts",
-            "facts",
-            "events",
-            "contexts_rebuilt",
-            "facts_rebuilt",
-            "events_rebuilt",
-            "cache_entries_forgotten",
-            "llm_calls",
-        ):
-            setattr(total, name, getattr(total, name) + getattr(r, name))
-        total.notes.extend(r.notes)
+        total.add(r)
     return total

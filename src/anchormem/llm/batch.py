@@ -35,8 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anchormem._util.closeable import Closeable
-from anchormem._util.shared_sqlite import SharedSQLite
+from anchormem._util.shared_sqlite import SQLiteFile
 from anchormem.errors import InputError, LLMError, LLMResponseError, StoreError
 from anchormem.llm.batch_lines import BatchRequest, LineProblem, ResultLine, read_result_line
 from anchormem.llm.openai_compat import completion_from_body
@@ -95,26 +94,19 @@ class ImportReport:
         return "\n".join(lines)
 
 
-class BatchLLM(Closeable):
+class BatchLLM(SQLiteFile):
     """The LLM protocol over batch files; ``store`` is the SQLite file of its requests and answers.
     Thread-safe."""
 
     def __init__(self, model: str, store: Path) -> None:
         self._model = model
-        self._path = Path(store)
         self._pending: dict[str, None] = {}  # recorded by this process, in order
-        self._sql = SharedSQLite.open(
-            self._path, "batch store", ("PRAGMA journal_mode=WAL", "PRAGMA busy_timeout=5000", *_SCHEMA)
-        )
+        super().__init__(store, "batch store", ("PRAGMA journal_mode=WAL", "PRAGMA busy_timeout=5000", *_SCHEMA))
         self._db, self._lock = self._sql.db, self._sql.lock  # for the transactions below
 
     @property
     def model(self) -> str:
         return self._model
-
-    @property
-    def path(self) -> Path:
-        return self._path
 
     def complete(self, messages: list[Message], params: CompletionParams | None = None) -> Completion:
         request = BatchRequest.of(self._model, messages, params)
@@ -233,9 +225,6 @@ class BatchLLM(Closeable):
                 self._db.execute("ROLLBACK")
                 raise StoreError(f"batch store {self._path}: {exc}") from exc
         return removed
-
-    def close(self) -> None:
-        self._sql.close()
 
     def _take(self, item: ResultLine, path: Path, report: ImportReport) -> None:
         rows = self._sql.query("SELECT line FROM batch_requests WHERE custom_id = ?", (item.custom_id,))

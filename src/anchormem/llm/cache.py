@@ -16,8 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from anchormem._util.closeable import Closeable
-from anchormem._util.shared_sqlite import SharedSQLite
+from anchormem._util.shared_sqlite import SQLiteFile
 from anchormem.errors import LLMError, StoreError
 from anchormem.llm.keys import cache_key, canonical_json, request_payload
 from anchormem.llm.protocol import LLM, Completion, CompletionParams, Message
@@ -57,27 +56,19 @@ class ResponseCache(Protocol):
         ...
 
 
-class CachedLLM(Closeable):
+class CachedLLM(SQLiteFile):
     """An :class:`~anchormem.llm.protocol.LLM` that answers repeated requests from
     ``path``. Thread-safe. A hit returns the stored completion with ``cached=True``
     (its token counts are those of the original call); failures are never cached."""
 
     def __init__(self, inner: LLM, path: Path) -> None:
         self._inner = inner
-        self._path = Path(path)
-        self._sql = SharedSQLite.open(
-            self._path,
-            "LLM response cache",
-            ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=5000", _SCHEMA),
-        )
+        setup = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=5000", _SCHEMA)
+        super().__init__(path, "LLM response cache", setup)
 
     @property
     def model(self) -> str:
         return self._inner.model
-
-    @property
-    def path(self) -> Path:
-        return self._path
 
     @property
     def inner(self) -> LLM:
@@ -116,9 +107,6 @@ class CachedLLM(Closeable):
     def clear(self) -> int:
         """Delete every cached exchange; returns how many were deleted."""
         return self._sql.run("DELETE FROM responses")
-
-    def close(self) -> None:
-        self._sql.close()
 
     def _get(self, key: str) -> Completion | None:
         rows = self._sql.query(

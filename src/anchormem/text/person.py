@@ -6,22 +6,32 @@ the assistant: "What did you suggest for my knee?" asks about the assistant's wo
 also name the user by a name the memory knows as the user's, though no message is stored under it:
 role/content messages never carry the name, so "Where does Hannah work?" names no stored speaker
 unless the user said "my name is Hannah" (:func:`user_names`); messages sent with a ``name`` store the
-name as the speaker, and a question naming it names that speaker directly.
+name as the speaker, and a question naming it (or its first word, "Javier" for "Javier Ortega":
+:func:`anchormem.text.voice.named_speaker`) names that speaker directly. The roles' words name the roles'
+speakers in the languages read here ("the user", "el usuario", "die Nutzerin"; "the assistant", "el
+asistente").
 
 :func:`question_speaker` answers with one of the memory's speakers, or None:
 
-1. the one speaker the question names (:func:`anchormem.text.voice.named_speaker`: "the user", "Sam");
-2. else the user's speaker when it names one of the user's names;
-3. else, when the question's auxiliary names who did it ("did you suggest…", "did I ask you…", "hast du
+1. the one speaker the question names: by name, by one of the user's names, or by a role's word; of the
+   user and the assistant both named, the one named first, the question's subject ("What did the assistant
+   suggest Maren do?", "¿Qué le pidió Javier al asistente?"); a question naming two people (LoCoMo's
+   "When did Caroline meet Melanie?") names none of them;
+2. else, when the question's auxiliary names who did it ("did you suggest…", "did I ask you…", "hast du
    mir…"), that one: "you" the assistant's speaker, "I" the user's;
-4. else the assistant's speaker when it speaks to "you" (the phrases of a request, "can you tell me",
-   "do you remember", do not count: they ask, they are not about the assistant);
-5. else the user's speaker when it speaks in the first person.
+3. else the assistant's speaker when it speaks to "you" (the phrases of a request, "can you tell me",
+   "do you remember", do not count: they ask, they are not about the assistant); Spanish, Portuguese and
+   Italian say "you" in the verb alone: the second person of the preterite ("¿qué me recomendaste?",
+   "dijiste") and the perfect's auxiliary ("¿qué me has dicho?", "cosa mi hai consigliato?");
+4. else the user's speaker, when the memory has one and the question names nobody: in the first person
+   ("Where do I live?") or in none (Spanish, Italian and Portuguese drop the subject pronoun: "¿dónde vivo
+   ahora?", "¿qué bici tengo?"; "When was the launch?" asks about the user's life too). In a memory of a
+   user and an assistant only the user has a life to ask about; what the assistant said is asked of "you".
 
 The user's speaker is ``user`` where the memory has one; else, where the memory has an assistant
 (``assistant``, ``AI``, ``bot``…) and exactly one other speaker, that one (the user's name given as the
 speaker). Two people talking (LoCoMo's Caroline and Melanie) have no user and no assistant: a first-person
-question there names nobody.
+question there names nobody, and so does one naming neither of them.
 """
 
 from __future__ import annotations
@@ -29,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 
-from anchormem.text.voice import named_speaker
+from anchormem.text.voice import mention_at, named_speaker
 
 ASSISTANTS = frozenset({"assistant", "ai", "bot", "chatbot", "model", "gpt", "claude", "system", "developer", "tool"})
 _FIRST = re.compile(
@@ -41,9 +51,42 @@ _FIRST = re.compile(
     re.IGNORECASE,
 )
 _SECOND = re.compile(
-    r"(?<![\w'’])(?:you|your|yours|yourself|tú|usted|du|dein|deine|deinen|deinem|deiner|dich|dir|vous|tu|toi)(?![\w'’])",
+    r"(?<![\w'’])(?:you|your|yours|yourself|tú|usted|você|du|dein|deine|deinen|deinem|deiner|dich|dir|vous|tu|toi"
+    r"|ti|tuo|tua|tuoi|tue)(?![\w'’])",
     re.IGNORECASE,
 )
+# "you" in the verb of a pro-drop language: the preterite's second person (Spanish and Portuguese "-aste",
+# "-iste": recomendaste, dijiste; not "-este", the end of Spanish "este") and the perfect's auxiliary (Spanish
+# "has" + participle, Italian "hai"); words that only end alike (triste, existe, contraste) are left out
+_SECOND_VERB = re.compile(
+    r"(?<![\w'’])(?!(?:tr|ch|qu|alp|ex|res|ins|cons|pers|as|des|subs)iste(?![\w'’]))"
+    r"(?!(?:contr|desg|eng|tr|b|g|h)aste(?![\w'’]))\w+(?:aste|iste)(?![\w'’])"
+    r"|\bhas\s+\w+(?:ado|ido|cho|to)\b|\bhai\b",
+    re.IGNORECASE,
+)
+ROLE_WORDS = {  # the words that name a role in a question, in the languages read here
+    "user": (
+        "user",
+        "usuario",
+        "usuaria",
+        "usuário",
+        "usuária",
+        "utilizador",
+        "utilizadora",
+        "utente",
+        "nutzer",
+        "nutzerin",
+        "benutzer",
+        "benutzerin",
+        "utilisateur",
+        "utilisatrice",
+    ),
+    "assistant": ("assistant", "asistente", "assistente", "assistentin", "assistante"),
+}
+_ROLE = {
+    role: re.compile(r"(?<![\w'’])(?:" + "|".join(words) + r")(?:'s|’s)?(?![\w'’])", re.IGNORECASE)
+    for role, words in ROLE_WORDS.items()
+}
 _ASKING = re.compile(  # "you" in the form of a request: not a question about the assistant
     r"\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|remind|recall|remember|check|say|let|help|look|find)\b"
     r"|\bdo\s+you\s+(?:remember|know|recall|have)\b|\bthank\s+you\b"
@@ -68,8 +111,10 @@ def first_person(query: str) -> bool:
 
 
 def addresses_assistant(query: str) -> bool:
-    """Whether ``query`` is about "you" (the assistant), the phrases of a request left aside."""
-    return _SECOND.search(_ASKING.sub(" ", query)) is not None
+    """Whether ``query`` is about "you" (the assistant), the phrases of a request left aside: by a pronoun,
+    or by the verb alone in Spanish, Portuguese and Italian ("¿qué me recomendaste?")."""
+    text = _ASKING.sub(" ", query)
+    return _SECOND.search(text) is not None or _SECOND_VERB.search(text) is not None
 
 
 def user_speaker(speakers: Collection[str]) -> str | None:
@@ -95,21 +140,46 @@ def user_names(statements: Iterable[str]) -> frozenset[str]:
     return frozenset(found.group("name") for text in statements for found in _MY_NAME.finditer(text))
 
 
+def named_speakers(query: str, speakers: Collection[str], names: Collection[str] = ()) -> dict[str, int]:
+    """The speakers of ``speakers`` that ``query`` names, each with where it is first named: by their name as
+    stored (or its first word), the user's by one of the user's ``names``, and the roles' by their words ("the
+    user", "el asistente")."""
+    found: dict[str, int] = {}
+
+    def add(speaker: str, at: int) -> None:
+        found[speaker] = min(at, found.get(speaker, at))
+
+    for s in speakers:
+        if (at := mention_at(query, s)) is not None:
+            add(s, at)
+    user, assistant = user_speaker(speakers), assistant_speaker(speakers)
+    for speaker, forms in ((user, [*names]), (assistant, [])):
+        if speaker is None:
+            continue
+        role = _ROLE["user" if speaker == user else "assistant"].search(query)
+        places = [role.start()] if role else []
+        places += [at for n in forms if (at := mention_at(query, n)) is not None]
+        if places:
+            add(speaker, min(places))
+    return found
+
+
 def question_speaker(query: str, speakers: Collection[str], names: Collection[str] = ()) -> str | None:
     """The one of ``speakers`` that ``query`` is about (module docstring), or None; ``names``: the
     user's names the memory knows (:func:`user_names`)."""
-    named = named_speaker(query, speakers)
-    if named is not None:
-        return named
+    named = named_speakers(query, speakers, names)
     user = user_speaker(speakers)
-    if user is not None and names and named_speaker(query, names) is not None:
-        return user
+    if len(named) == 1:
+        return next(iter(named))
+    if named:  # the user and the assistant both: the one named first is the question's subject
+        pair = {user, assistant_speaker(speakers)}
+        return min(named, key=lambda s: named[s]) if set(named) == pair else None
     subject = _SUBJECT.search(_ASKING.sub(" ", query))
     if subject is not None:
         return user if subject.group("who").casefold() in ("i", "ich") else assistant_speaker(speakers)
     if addresses_assistant(query):
         return assistant_speaker(speakers)
-    return user if first_person(query) else None
+    return user
 
 
 def alias_named(query: str, speakers: Collection[str], names: Collection[str]) -> str | None:

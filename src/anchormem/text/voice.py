@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from anchormem.render.prompt_block import TURN_START
+from anchormem.render.lines import TURN_START
 
 _AGREEMENT = (
     (re.compile(r"\b(does|do)\s+I\b", re.IGNORECASE), "do I"),
@@ -39,13 +39,26 @@ def anchor_speaker(anchor: str) -> str | None:
 
 
 def _mention(speaker: str) -> re.Pattern[str]:
-    name = re.escape(speaker.strip())
-    return re.compile(rf"\b(?:the\s+)?{name}(?P<own>'s|’s|s')?(?=\W|$)", re.IGNORECASE)
+    """A mention of ``speaker``: the name as stored, or the first word of a name of several words that starts
+    with a capital ("Javier" for ``Javier Ortega``: a question calls a person by the given name)."""
+    full = speaker.strip()
+    forms = [re.escape(full)]
+    first = full.split()[0] if " " in full else ""
+    if len(first) > 1 and first[0].isupper() and first.isalpha():
+        forms.append(re.escape(first))
+    names = "|".join(forms)
+    return re.compile(rf"\b(?:the\s+)?(?:{names})(?P<own>'s|’s|s')?(?=\W|$)", re.IGNORECASE)
+
+
+def mention_at(query: str, speaker: str) -> int | None:
+    """Where ``query`` first names ``speaker`` (as :func:`named_speaker` reads names), else None."""
+    found = _mention(speaker).search(query) if speaker.strip() else None
+    return found.start() if found else None
 
 
 def named_speaker(query: str, speakers: Iterable[str]) -> str | None:
     """The one speaker of ``speakers`` that ``query`` names (case-insensitive, as a whole word:
-    "the user" names ``user``), or None when it names none or several."""
+    "the user" names ``user``; "Javier" names ``Javier Ortega``), or None when it names none or several."""
     named = {s for s in speakers if s.strip() and _mention(s).search(query)}
     return named.pop() if len(named) == 1 else None
 
@@ -64,7 +77,7 @@ def in_voice(query: str, speaker: str) -> str:
 
 
 def context_speakers(text: str) -> frozenset[str]:
-    """The speakers of a context, read from its rendered lines (:data:`anchormem.render.prompt_block.TURN_START`:
+    """The speakers of a context, read from its rendered lines (:data:`anchormem.render.lines.TURN_START`:
     ``Speaker said, "…"``, ``Speaker said (part 2 of 3), "…"``). A line inside a quoted message that looks like
     one may add a name; the speakers of the context's own turns are always there."""
     starts = (TURN_START.match(line) for line in text.split("\n"))

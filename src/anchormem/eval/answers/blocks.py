@@ -13,7 +13,7 @@ Every block says which messages it shows (``shown``): a message counts as shown 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 
@@ -87,20 +87,19 @@ class MessageSearch:
         return Block("message", text, frozenset(m.id for m in chosen))
 
 
+@dataclass(eq=False)
 class BlockMaker:
     """The blocks of one chat held in ``memory`` under ``user_id`` (``named``: its user was sent by name,
     and the message-level and whole-chat blocks show that name too)."""
 
-    def __init__(
-        self, memory: Memory, user_id: str, chat: Chat, *, whole_max: int = 60_000, named: bool = False
-    ) -> None:
-        self.named = named
-        self.memory = memory
-        self.user_id = user_id
-        self.chat = chat
-        self.whole_max = whole_max
-        self._messages: MessageSearch | None = None
-        self._whole: Block | None = None
+    memory: Memory
+    user_id: str
+    chat: Chat
+    _: KW_ONLY
+    whole_max: int = 60_000
+    named: bool = False
+    _messages: MessageSearch | None = field(default=None, init=False, repr=False)  # built when first asked
+    _whole: Block | None = field(default=None, init=False, repr=False)
 
     def block(self, system: str, question: str, budget: int) -> Block | None:
         """The block ``system`` builds for ``question``; None for ``whole`` when the chat does not fit."""

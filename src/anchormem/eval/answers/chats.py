@@ -2,8 +2,8 @@
 
 A chat is ``conversation`` (``speaker_a``/``speaker_b``, ``session_N`` lists of ``{speaker, dia_id,
 text}`` and ``session_N_date_time``) with its ``qa``. Speakers ``user``/``assistant`` make a
-role/content chat (sent to memory as ``role``/``content``, or with ``speakers="named"`` as the user's
-name, ``user_name``, and "Assistant"); other speakers are people, sent by name (LoCoMo, REALTALK).
+role/content chat (sent to memory as ``role``/``content``; with ``speakers="named"`` the user's messages carry
+the user's name, ``user_name``, as OpenAI's ``name``); other speakers are people, sent by name (LoCoMo, REALTALK).
 
 A question has up to three spellings: ``third`` (``question``, "the user"), ``named``
 (``question_named``, the user's name; asked of the memory built with named speakers) and ``user``
@@ -93,17 +93,17 @@ class Chat:
         return message.speaker
 
     def to_memory(self, speakers: str = "roles") -> list[dict[str, Any]]:
-        """The messages as sent to :meth:`anchormem.Memory.add`: ``role``/``content`` (a role chat with
-        ``speakers="roles"``), else ``speaker``/``text`` (the user's name and "Assistant" for a role
-        chat); every message keeps its ``dia_id`` as its id."""
+        """The messages as sent to :meth:`anchormem.Memory.add`: ``role``/``content`` for a role chat, the
+        user's messages with the user's name as OpenAI's ``name`` (``user_name``) with ``speakers="named"``,
+        as an application that knows its user's name sends them; else ``speaker``/``text``; every message
+        keeps its ``dia_id`` as its id."""
         out: list[dict[str, Any]] = []
         for m in self.messages:
             item: dict[str, Any] = {"id": m.id, "session": str(m.session), "created_at": iso(m.when)}
-            if self.role_based and speakers == "roles":
+            if self.role_based:
                 item.update(role=self.role_of(m), content=m.text)
-            elif self.role_based:
-                name = (self.user_name or "User") if self.role_of(m) == "user" else "Assistant"
-                item.update(speaker=name, text=m.text)
+                if speakers == "named" and self.role_of(m) == "user":
+                    item["name"] = self.user_name or "User"
             else:
                 item.update(speaker=m.speaker, text=m.text)
             if m.caption:

@@ -13,10 +13,10 @@ nothing gives way by the rerank bound to those in which they speak, when the can
   the trip?" names ``assistant``, and the assistant's passages are then the ones kept in place).
 - The speaker is found by name as the memory stores it (:func:`anchormem.text.voice.named_speaker`: a whole word,
   case-insensitive, "the user" for ``user``), so it works in any language whose question spells the name; a question
-  in the first person ("Where do I live?", "¿Dónde vivo yo?", "Wo wohne ich?") is about the user's speaker, one
-  about "you" about the assistant's (:mod:`anchormem.text.person`); a question naming no speaker, or several,
-  leaves the ranking as it is ("Wo wohnt die Nutzerin?" names no stored speaker). It reads who speaks from the
-  contexts' own lines, so it needs no turn loaded.
+  in the first person ("Where do I live?", "¿Dónde vivo?", "Wo wohne ich?") or naming nobody in a memory of a
+  user and an assistant is about the user's speaker, one about "you" about the assistant's
+  (:mod:`anchormem.text.person`); a question naming two people, or between two people one naming neither, leaves
+  the ranking as it is. It reads who speaks from the contexts' own lines, so it needs no turn loaded.
 - For such a question, the ``recency`` stage and the ``latest``/``earlier`` marks
   (:mod:`anchormem.search.rerank.recency`) compare only the named speaker's contexts (:func:`statements`): an
   assistant's later reply that mentions the user's old flat does not make the user's own words "earlier".

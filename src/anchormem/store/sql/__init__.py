@@ -2,7 +2,9 @@
 :mod:`anchormem.store.postgres` beside this package supply what is each database's own).
 
 - :mod:`~anchormem.store.sql.core`: :class:`~anchormem.store.sql.core.SQLStore`, every method of the
-  :class:`~anchormem.store.protocol.Store` protocol;
+  :class:`~anchormem.store.protocol.Store` protocol over a scope's records;
+- :mod:`~anchormem.store.sql.bookkeeping`: what it keeps beside them (meta, usage, history, idempotent
+  requests, forgotten hashes);
 - :mod:`~anchormem.store.sql.base`: the plumbing under it (lock, transactions, error translation,
   migrations on open, maintenance);
 - :mod:`~anchormem.store.sql.dialect`: what differs between databases (tokens, vector codec, driver);

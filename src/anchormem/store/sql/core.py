@@ -1,11 +1,12 @@
 """The SQL store, written once for SQLite and PostgreSQL.
 
-:class:`SQLStore` implements every method of the :class:`~anchormem.store.protocol.Store` protocol
+:class:`SQLStore` implements the :class:`~anchormem.store.protocol.Store` protocol
 over two small parts that a backend module supplies (see :mod:`anchormem.store.sql.dialect`): a
 ``Dialect`` (the SQL tokens and the vector codec that differ) and a ``Connection`` (the driver:
 transactions, reads, maintenance). Statements are written with ``?`` placeholders; the dialect maps them
 to the driver's style. The plumbing (the lock, transactions, error translation, migrations, maintenance)
-is :class:`~anchormem.store.sql.base.SQLBase`'s.
+is :class:`~anchormem.store.sql.base.SQLBase`'s; meta, usage, history, idempotent requests and forgotten
+hashes are :class:`~anchormem.store.sql.bookkeeping.SQLBookkeeping`'s.
 
 Every error of the driver is translated at that boundary into :class:`~anchormem.errors.StoreError` (or
 its subclasses for a full disk and an unreachable database) with the driver's exception chained: callers
@@ -16,20 +17,18 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 
 from anchormem.errors import StoreError
-from anchormem.model import Context, Event, Fact, HistoryEntry, Scope, Turn, Usage
+from anchormem.model import Context, Event, Fact, Scope, Turn
 from anchormem.store.journal import Change
-from anchormem.store.protocol import Counts, Extraction, ExtractionState, Matrix, SavedRequest
+from anchormem.store.protocol import Counts, Extraction, ExtractionState, Matrix
 from anchormem.store.sql import catchup, changelog, codec, integrity, reads
-from anchormem.store.sql import forgotten as tombstones
 from anchormem.store.sql import lifecycle as life
-from anchormem.store.sql import requests as saved
-from anchormem.store.sql.base import SQLBase
+from anchormem.store.sql.bookkeeping import SQLBookkeeping
 from anchormem.store.sql.dialect import Cursor, decoder
 from anchormem.store.sql.keys import SCOPE as _SCOPE
 from anchormem.store.sql.keys import SCOPE_COLUMNS as _SCOPE_COLS
@@ -43,7 +42,7 @@ def _first(row: tuple[Any, ...]) -> Any:
     return row[0]
 
 
-class SQLStore(SQLBase):
+class SQLStore(SQLBookkeeping):
     """A :class:`~anchormem.store.protocol.Store` over one SQL connection (thread-safe: calls are
     serialised). Migrations run on open."""
 
@@ -92,17 +91,7 @@ class SQLStore(SQLBase):
         rows.sort(key=_first)
         return [r[1:] for r in rows]
 
-    # -- meta and scopes ------------------------------------------------------------------------------------
-
-    def get_meta(self, key: str) -> str | None:
-        rows = self._q("SELECT value FROM meta WHERE key = ?", (key,))
-        return rows[0][0] if rows else None
-
-    def set_meta(self, key: str, value: str) -> None:
-        with self._tx() as cur:
-            cur.execute(
-                "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value)
-            )
+    # -- scopes ------------------------------------------------------------------------------------
 
     def version(self, scope: Scope) -> int:
         rows = self._q(f"SELECT version FROM scopes WHERE {_SCOPE}", _sk(scope))
@@ -300,20 +289,7 @@ class SQLStore(SQLBase):
         rows = self._in_order(columns, f"FROM events WHERE {_SCOPE}", _sk(scope), binary=True)
         return codec.events(rows), self._matrix([r[codec.EVENT_VECTOR] for r in rows])
 
-    # -- accounting ------------------------------------------------------------------------------------
-
-    def record_usage(self, scope: Scope, usage: dict[str, Usage]) -> None:
-        with self._tx() as cur:
-            cur.executemany(
-                codec.USAGE_UPSERT,
-                [(*_sk(scope), phase, *(getattr(u, c) for c in codec.USAGE_FIELDS)) for phase, u in usage.items()],
-            )
-
-    def usage(self, scope: Scope) -> dict[str, Usage]:
-        rows = self._q(f"SELECT phase, {', '.join(codec.USAGE)} FROM usage WHERE {_SCOPE} ORDER BY phase", _sk(scope))
-        return {r[0]: codec.usage(r[1:]) for r in rows}
-
-    # -- lifecycle: deletion, linking state, restored extraction state, history (see lifecycle) ------
+    # -- lifecycle: deletion, linking state, restored extraction state (see lifecycle) ---------------
 
     def delete_records(
         self, scope: Scope, *, turn_ids: Ids = (), context_ids: Ids = (), fact_ids: Ids = (), event_ids: Ids = ()
@@ -382,49 +358,3 @@ class SQLStore(SQLBase):
                 [(s.status, s.error, s.attempts, s.ungrounded, *_sk(scope), s.context_id) for s in states],
             )
             self._bump(cur, scope)
-
-    def append_history(
-        self, scope: Scope, op: str, detail: Mapping[str, Any], timestamp: float | None = None
-    ) -> HistoryEntry:
-        with self._tx() as cur:
-            return life.append_history(cur, scope, op, detail, timestamp)
-
-    def history(self, scope: Scope, limit: int | None = None) -> list[HistoryEntry]:
-        return life.history_entries(self._q(*life.history_query(scope, limit)))
-
-    # -- idempotent requests (see requests) -------------------------------------------------------------
-
-    def claim_request(
-        self, owner: str, key: str, fingerprint: str, *, now: float, keep: float, lease: float, cap: int
-    ) -> SavedRequest | None:
-        with self._tx() as cur:
-            return saved.claim(cur, owner, key, fingerprint, now - keep, now - lease, now, cap)
-
-    def finish_request(self, owner: str, key: str, response: str) -> None:
-        with self._tx() as cur:
-            saved.finish(cur, owner, key, response)
-
-    def release_request(self, owner: str, key: str) -> None:
-        with self._tx() as cur:
-            saved.release(cur, owner, key)
-
-    # keyed hashes of deleted turns (anchormem.lifecycle.forgotten): no words, no ids
-    def meta_once(self, key: str, value: str) -> str:
-        with self._tx() as cur:
-            return tombstones.insert_once(cur, key, value)
-
-    def forget(self, scope: Scope, hashes: Sequence[str]) -> None:
-        if hashes:
-            with self._tx() as cur:
-                tombstones.add(cur, _sk(scope), hashes)
-
-    def unforget(self, scope: Scope, hashes: Sequence[str]) -> None:
-        if hashes:
-            with self._tx() as cur:
-                tombstones.drop(cur, _sk(scope), hashes)
-
-    def forgotten(self, scope: Scope, hashes: Sequence[str]) -> set[str]:
-        if not hashes:
-            return set()
-        d = self.dialect
-        return {str(r[0]) for r in self._q(*tombstones.query(_sk(scope), hashes, d.in_ids, d.id_list(list(hashes))))}
