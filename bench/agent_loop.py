@@ -4,7 +4,7 @@
 
     PYTHONPATH=src .venv/bin/python bench/agent_loop.py [--sizes 1000,10000,50000] [--rounds 50]
         [--stores sqlite,postgres] [--cache-dir /tmp/agent_loop_cache] [--part loop,cold,other,calls|all]
-        [--quick] [--rebuild] [--pg-url URL]
+        [--quick] [--rebuild] [--pg-url URL] [--side-by-side]
 
 The memory: the LoCoMo conversations of /work/shared/data/locomo10.json (not shipped) but conv-50, session by
 session, repeated with new session labels (1, 2, 3, ... across the whole memory), new turn ids and later
@@ -21,7 +21,9 @@ Parts (``--part``, default all):
 - loop: per store and size, ``--rounds`` rounds of: add ONE message (the next turn of conv-50, which the
   build leaves out, said by the latest session's speakers in turn, into the latest session), search right
   after it, then a warm search (no add between); each search asks a new LoCoMo question. Medians and p90,
-  the ratios search-after-add / warm search per size and largest / smallest size; then ``stats()`` and
+  the ratios search-after-add / warm search per size and largest / smallest size (``--side-by-side``: every
+  size's memory open at once, one round of each in turn, so a load that changes during the run weighs on
+  every size alike and the ratio between sizes is not the load's drift); then ``stats()`` and
   ``get(id)`` of a turn, context, fact and event, and (``--edits``) update and delete of one message, each
   followed by a search.
 - cold: a new process opens the largest memory and runs its first search; seconds from spawning it to the
@@ -99,44 +101,90 @@ from anchormem.ingest.sources import Conversation
 # -- measuring ---------------------------------------------------------------------------------------------
 
 
+class Loop:
+    """One memory's agent loop, a round at a time (so several sizes can take their rounds in turn)."""
+
+    def __init__(self, store_name: str, location: str, n: int, work: Workload) -> None:
+        self.out = LoopResult(store_name, n)
+        self.work = work
+        self.tail = tail_of(work.convs, n)
+        last = self.tail.last_speaker
+        self.speaker = self.tail.speakers[1] if last == self.tail.speakers[0] else self.tail.speakers[0]
+        self.texts = iter(work.messages)
+        self.load_before = os.getloadavg()[0]
+        self.mem = Memory(settings_for(location))
+        self.first: Any = None
+
+    def open(self) -> None:
+        self.out.first_search, self.first = timed(lambda: self.mem.search(self.work.question(), user_id=USER))
+
+    def round(self, i: int, rounds: int) -> None:
+        out, mem, tail, work = self.out, self.mem, self.tail, self.work
+        when = tail.date + timedelta(minutes=i + 1)
+        message = {
+            "speaker": self.speaker,
+            "text": next(self.texts),
+            "session": tail.session,
+            "timestamp": when.isoformat(),
+        }
+        seconds, _ = timed(lambda m=message: mem.add([m], user_id=USER))  # type: ignore[misc]
+        out.add.append(seconds)
+        self.speaker = tail.speakers[0] if self.speaker == tail.speakers[1] else tail.speakers[1]
+        question = work.question()
+        out.after_add.append(timed(lambda q=question: mem.search(q, user_id=USER))[0])  # type: ignore[misc]
+        question = work.question()
+        out.warm.append(timed(lambda q=question: mem.search(q, user_id=USER))[0])  # type: ignore[misc]
+        if (i + 1) % 10 == 0:
+            log(
+                f"  loop {out.store} {out.size:,}: round {i + 1}/{rounds}  add {fmt(out.add)}  "
+                f"after add {fmt(out.after_add)}  warm {fmt(out.warm)} ms (median / p90)"
+            )
+
+    def finish(self, edits: int) -> LoopResult:
+        out, mem = self.out, self.mem
+        try:
+            out.load = (self.load_before, os.getloadavg()[0])
+            stats_s, stats = timed(lambda: mem.stats(user_id=USER))
+            out.extras["stats()"] = [stats_s] + [timed(lambda: mem.stats(user_id=USER))[0] for _ in range(2)]
+            out.counts = (
+                f"{stats.turns:,} turns, {stats.sessions:,} sessions, {stats.contexts:,} contexts, "
+                f"{stats.facts:,} facts, {stats.events:,} events"
+            )
+            ids = ids_to_get(self.first, mem)
+            for kind, record_id in ids.items():
+                out.extras[f"get({kind})"] = [timed(lambda r=record_id: mem.get(r, user_id=USER))[0] for _ in range(3)]  # type: ignore[misc]
+            if edits:
+                edit_rounds(mem, self.work, self.tail, out, edits)
+        finally:
+            mem.close()
+        return out
+
+
 def run_loop(store_name: str, location: str, n: int, work: Workload, rounds: int, edits: int) -> LoopResult:
-    out = LoopResult(store_name, n)
-    tail = tail_of(work.convs, n)
-    speaker = tail.speakers[1] if tail.last_speaker == tail.speakers[0] else tail.speakers[0]
-    texts = iter(work.messages)
-    load_before = os.getloadavg()[0]
-    with Memory(settings_for(location)) as mem:
-        out.first_search, first = timed(lambda: mem.search(work.question(), user_id=USER))
-        added: list[str] = []
+    loop = Loop(store_name, location, n, work)
+    loop.open()
+    for i in range(rounds):
+        loop.round(i, rounds)
+    return loop.finish(edits)
+
+
+def run_side_by_side(
+    store_name: str, locations: dict[int, str], work: Workload, rounds: int, edits: int
+) -> list[LoopResult]:
+    """Every size's memory open at once, their rounds taken in turn (size after size, round after round), so a
+    busy machine's load weighs on each size alike and the ratios between sizes compare like with like."""
+    loops = [Loop(store_name, location, n, work) for n, location in sorted(locations.items())]
+    try:
+        for loop in loops:
+            loop.open()
         for i in range(rounds):
-            when = tail.date + timedelta(minutes=i + 1)
-            message = {"speaker": speaker, "text": next(texts), "session": tail.session, "timestamp": when.isoformat()}
-            seconds, _ = timed(lambda m=message: mem.add([m], user_id=USER))  # type: ignore[misc]
-            out.add.append(seconds)
-            added.append(message["text"])
-            speaker = tail.speakers[0] if speaker == tail.speakers[1] else tail.speakers[1]
-            question = work.question()
-            out.after_add.append(timed(lambda q=question: mem.search(q, user_id=USER))[0])  # type: ignore[misc]
-            question = work.question()
-            out.warm.append(timed(lambda q=question: mem.search(q, user_id=USER))[0])  # type: ignore[misc]
-            if (i + 1) % 10 == 0:
-                log(
-                    f"  loop {store_name} {n:,}: round {i + 1}/{rounds}  add {fmt(out.add)}  "
-                    f"after add {fmt(out.after_add)}  warm {fmt(out.warm)} ms (median / p90)"
-                )
-        out.load = (load_before, os.getloadavg()[0])
-        stats_s, stats = timed(lambda: mem.stats(user_id=USER))
-        out.extras["stats()"] = [stats_s] + [timed(lambda: mem.stats(user_id=USER))[0] for _ in range(2)]
-        out.counts = (
-            f"{stats.turns:,} turns, {stats.sessions:,} sessions, {stats.contexts:,} contexts, "
-            f"{stats.facts:,} facts, {stats.events:,} events"
-        )
-        ids = ids_to_get(first, mem)
-        for kind, record_id in ids.items():
-            out.extras[f"get({kind})"] = [timed(lambda r=record_id: mem.get(r, user_id=USER))[0] for _ in range(3)]  # type: ignore[misc]
-        if edits:
-            edit_rounds(mem, work, tail, out, edits)
-    return out
+            for loop in loops if i % 2 == 0 else loops[::-1]:  # alternate who goes first
+                loop.round(i, rounds)
+    except BaseException:
+        for loop in loops:
+            loop.mem.close()
+        raise
+    return [loop.finish(edits) for loop in loops]
 
 
 def run_other(store_name: str, location: str, n: int, work: Workload, rounds: int) -> dict[str, list[float]]:
@@ -276,6 +324,11 @@ def main() -> None:
     ap.add_argument("--edits", type=int, default=3, help="updates and deletes of one message after the loop")
     ap.add_argument("--cold-runs", type=int, default=3)
     ap.add_argument("--pg-url", help="a PostgreSQL server (admin URL) instead of the embedded one")
+    ap.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="loop: every size's memory open at once, their rounds taken in turn (ratios under a changing load)",
+    )
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     rounds, cold_runs, edits = args.rounds, args.cold_runs, args.edits
@@ -333,6 +386,11 @@ def main() -> None:
             if "loop" in parts:
                 results = []
                 for store in stores:
+                    if args.side_by_side:
+                        log(f"loop: {store}, sizes {sizes} side by side")
+                        locations = {n: copy_of(store, n) for n in sizes}
+                        results += run_side_by_side(store, locations, work, rounds, edits)
+                        continue
                     for n in sizes:
                         log(f"loop: {store}, {n:,} turns")
                         results.append(run_loop(store, copy_of(store, n), n, work, rounds, edits))

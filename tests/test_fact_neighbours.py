@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import anchormem.index.neighbours as neighbours_module
 import anchormem.index.snapshot as snapshot_module
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
@@ -89,6 +90,73 @@ def test_removing_rows_keeps_views_of_what_came_before() -> None:
         assert np.array_equal(out.dense(), np.delete(whole, gone, axis=0))
         assert np.array_equal(out[[0, len(out) - 1]], np.delete(whole, gone, axis=0)[[0, -1]])
     assert blocks.without([11]).blocks[0].base is not None  # the rows before a removed one: not copied
+
+
+def _counting_passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of query rows each bound pass scores (a remembered query takes none)."""
+    passes: list[int] = []
+    real = neighbours_module._scored
+
+    def counted(vectors: Any, queries: Any, bound: Any, tau: float) -> Found:
+        passes.append(len(queries))
+        return real(vectors, queries, bound, tau)
+
+    monkeypatch.setattr(neighbours_module, "_scored", counted)
+    return passes
+
+
+@pytest.mark.parametrize("tau", [0.5, 0.85])
+def test_remembered_queries_find_what_a_pass_finds_as_windows_are_re_cut(
+    tau: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vectors = _clustered(1200, seed=4)
+    blocks = Blocks.of(vectors[:600])
+    index = FactNeighbours.build(blocks, directions=8)
+    passes = _counting_passes(monkeypatch)
+    window = list(range(590, 600))  # the rows of the last window, re-cut by every add
+    asked = 0
+    for start in range(600, 1200, 30):  # each add: the window's rows leave and come back with new rows after them
+        again = blocks[window]
+        new = vectors[start : start + 30 : 3]
+        gone = [*window, int(np.random.default_rng(start).integers(0, 500))]  # and an older row goes
+        blocks = blocks.without(gone).plus(np.concatenate([again, new]))
+        index = index.changed(gone, np.concatenate([again, new]))
+        window = list(range(len(blocks) - len(again) - len(new), len(blocks)))
+        found = index.above(blocks, window, tau)
+        asked += len(window)
+        assert _same(found, exact_above(blocks.dense(), window, tau))
+        assert _same(found, FactNeighbours.build(blocks, directions=8).above(blocks, window, tau))
+    assert sum(len(r) for r, _ in found) > 0
+    fresh_builds = len(range(600, 1200, 30))  # each check above builds an index and passes over every query
+    assert sum(passes) - fresh_builds * len(window) < asked / 2  # most queries came from the memo
+
+
+def test_an_index_an_older_one_was_changed_into_does_not_share_its_memo() -> None:
+    vectors = _clustered(700, seed=5)
+    base = Blocks.of(vectors[:500])
+    index = FactNeighbours.build(base, directions=8)
+    rows = list(range(480, 500))
+    index.above(base, rows, 0.85)  # remembered by the base index
+    one = base.without(rows).plus(vectors[500:600])
+    first = index.changed(rows, vectors[500:600])  # takes the memo
+    assert _same(first.above(one, range(400, 580, 7), 0.85), exact_above(one.dense(), range(400, 580, 7), 0.85))
+    # the base index answers for its own rows again, and a second index made from it starts afresh
+    assert _same(index.above(base, rows, 0.85), exact_above(base.dense(), rows, 0.85))
+    two = base.without([499]).plus(vectors[600:700])
+    second = index.changed([499], vectors[600:700])
+    ask = [*range(470, 499), *range(550, 599, 5)]
+    assert _same(second.above(two, ask, 0.85), exact_above(two.dense(), ask, 0.85))
+
+
+def test_a_serial_is_never_given_twice() -> None:
+    """Rows removed from the end and others added: a remembered row's serial must not name a new row."""
+    vectors = _clustered(300, seed=6)
+    blocks = Blocks.of(vectors[:200])
+    index = FactNeighbours.build(blocks, directions=8)
+    index.above(blocks, [10, 150], 0.5)
+    blocks, index = blocks.without(range(190, 200)), index.changed(list(range(190, 200)), vectors[:0])
+    blocks, index = blocks.plus(vectors[200:300]), index.changed([], vectors[200:300])
+    assert _same(index.above(blocks, [10, 150], 0.5), exact_above(blocks.dense(), [10, 150], 0.5))
 
 
 # -- through Memory: the index is built for the test's small memory ------------------------------------------------

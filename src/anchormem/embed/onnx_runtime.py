@@ -158,6 +158,11 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
+        # no spinning: by default a worker thread busy-waits after each run for the next one, and on a machine
+        # with anything else to run it takes the core from the code that follows the embedding (an add's
+        # snapshot growth and linking: 2-3x slower at 50,000 turns on a loaded 2-core machine, the embedding
+        # itself 2x slower); its vectors are the same either way (bench/profile_add.py, BENCHMARKS.md)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
 
         def open_model(model: str | bytes) -> Any:
             return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
