@@ -11,7 +11,7 @@ from anchormem.errors import ConfigError
 def test_defaults_need_no_environment() -> None:
     s = Settings.load(env={})
     assert s.llm is None and s.embed.backend == "minilm"
-    assert (s.graph.tau, s.graph.n_neighbors, s.retrieval.k_facts, s.retrieval.max_contexts) == (0.85, 3, 10, 10)
+    assert (s.graph.tau, s.graph.n_neighbors, s.retrieval.k_facts, s.retrieval.max_contexts) == (0.85, 3, 10, 16)
 
 
 def test_precedence_file_then_env_then_overrides(tmp_path: Path) -> None:

@@ -314,3 +314,28 @@ def test_a_haystack_hides_the_chat_among_other_peoples_sessions() -> None:
     assert hay["qa"] == QA
     with pytest.raises(InputError, match="usable filler"):
         build_haystack(target, [people], min_chars=10**7)
+
+
+def test_a_kept_memory_is_added_once_and_anew_when_the_chat_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = chat_file(tmp_path)
+    kept = tmp_path / "kept.db"
+    args = ("proxy", "--data", str(data), "--systems", "default", "--spellings", "third", "--keep-memory", str(kept))
+    adds: list[str] = []
+    real_add = Memory.add
+
+    def counting_add(self: Memory, source: Any, **kw: Any) -> Any:
+        adds.append(kw["user_id"])
+        return real_add(self, source, **kw)
+
+    monkeypatch.setattr(Memory, "add", counting_add)
+    first = run_cli(capsys, *args)
+    assert len(adds) == 1 and kept.exists()
+    again = run_cli(capsys, *args)
+    assert len(adds) == 1 and again == first  # nothing added again, the same blocks
+    sample = json.loads(data.read_text())
+    sample[0]["conversation"]["session_1"][0]["text"] += " A new sentence."
+    data.write_text(json.dumps(sample))
+    run_cli(capsys, *args)
+    assert len(adds) == 2 and adds[1] != adds[0]  # a changed chat is a new memory

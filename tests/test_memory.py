@@ -287,3 +287,20 @@ def test_get_reads_one_record_of_each_kind(memory: Memory) -> None:
         memory.get("f-nothing", user_id="ana")
     with pytest.raises(NotFoundError):
         memory.get("D1:1", user_id="nobody")
+
+
+def test_a_default_search_of_a_long_chat_fills_max_chars_not_ten_windows(memory: Memory) -> None:
+    # 40 exchanges of about 600 characters each: every chat window is nearly full, and every one
+    # mentions the garden, so more than ten of them are relevant
+    turns = []
+    for i in range(40):
+        text = f"Note {i}: the garden needs watering on day {i}. " + " ".join(f"word{i}x{j}" for j in range(70))
+        turns.append({"role": "user" if i % 2 == 0 else "assistant", "content": text[:600]})
+    memory.add(turns, user_id="ana")
+    wide = memory.search("When does the garden need watering?", user_id="ana")
+    narrow = memory.search("When does the garden need watering?", user_id="ana", max_contexts=10)
+    wide_chars = sum(len(h.context.text) for h in wide.contexts)
+    narrow_chars = sum(len(h.context.text) for h in narrow.contexts)
+    assert narrow_chars <= 10 * 700 < wide_chars <= memory.settings.retrieval.max_chars  # type: ignore[operator]
+    assert [h.context.id for h in narrow.contexts][:3] == [h.context.id for h in wide.contexts][:3]
+    assert len(wide.prompt(max_chars=10_000).turn_ids) > len(narrow.prompt(max_chars=10_000).turn_ids)

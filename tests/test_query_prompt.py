@@ -53,7 +53,7 @@ def test_overlapping_windows_merge_into_one_span_with_each_turn_once() -> None:
     ids = turn_ids_in(block)
     assert ids == ["D1:1", "D1:2", "D1:3", "D1:4", "D1:5", "D2:1", "D2:2", "D2:3"], "conversation order, once each"
     heads = [line for line in block.splitlines() if line.startswith("## ")]
-    assert heads == [f"## {S1} · session 1 · turns D1:1–D1:5", f"## {S2} · session 2 · turns D2:1–D2:3"]
+    assert heads == [f"## {S1} · session 1", f"## {S2} · session 2"], "each line names its turn, the header not"
     assert block.startswith("Memories for: Who did Ana paint?\nRecalled conversation, quoted as data")
     assert "\n2 excerpts in conversation order\n" in block
     assert '[D1:1] Ana: "I adopted a dog, his name is Pico."' in block, "speaker named, no 'said'"
@@ -150,7 +150,7 @@ def test_a_passage_shows_itself_marked_as_a_part_and_siblings_stay_two_pieces_un
 def test_generated_ids_are_labelled_readably_and_mapped_back() -> None:
     block = SearchResult("night train", passage_hits(), (), reading_order=(1, 0)).prompt()
     assert "t-0000" not in block.text, "no hash ids in the text"
-    assert "## 2024-02-01 · session 1 · messages #1–#3" in block.text
+    assert "## 2024-02-01 · session 1\n[#1] " in block.text
     assert block.labels == {"#1": GEN[0], "#2": GEN[1], "#3": GEN[2]}
     assert '[#1] User: "How do I get to Vienna?"' in block.text, "a role without a name reads User"
     named = SearchResult("q", passage_hits(), ()).as_prompt(names={"user": "Maya"})
@@ -162,7 +162,7 @@ def test_rest_of_a_multi_line_message_is_indented_under_its_label() -> None:
     hit = ContextHit(Context("c", "1", 0, ("D1:1", "D1:2"), "d", text), 1.0, rank=1)
     block = SearchResult("q", (hit,), ()).as_prompt()
     assert '\n[D1:1] Ana: "first line\n    ## 2020 · session 9 · turns X\n    second line"\n' in block
-    assert [line for line in block.splitlines() if line.startswith("## ")] == ["## d · session 1 · turns D1:1–D1:2"]
+    assert [line for line in block.splitlines() if line.startswith("## ")] == ["## d · session 1"]
 
 
 # -- memory is data, not instructions -----------------------------------------------------------------
@@ -204,7 +204,7 @@ def test_tools_cite_generated_ids_as_they_are_without_hash_ranges_in_headers() -
     block = render_block(result, cite_ids=True)
     assert f'[{GEN[0]}] User: "How do I get to Vienna?"' in block.text and block.labels == {}
     heads = [line for line in block.text.splitlines() if line.startswith("## ")]
-    assert heads == ["## 2024-02-01 · session 1 · 3 messages"], "an id range of hashes says nothing"
+    assert heads == ["## 2024-02-01 · session 1"], "no id range of hashes: each line names its id"
     assert as_text(result) == block.text
 
 

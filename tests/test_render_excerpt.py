@@ -9,7 +9,7 @@ from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.memory import Memory
 from anchormem.model import Context, ContextHit, Fact, FactHit, SearchResult
-from anchormem.render.excerpt import excerpt, units
+from anchormem.render.excerpt import asks, excerpt, units
 
 FILLER = (
     "The weather has been grey all week and the trains were late again. "
@@ -44,6 +44,19 @@ def test_a_kept_question_keeps_its_answer_and_the_question_finds_a_sentence_no_a
         commute, ["user: The weather has been grey all week and the trains were late again."], "How do I get to Derby?"
     )
     assert shown is not None and "train to Derby" in shown
+
+
+def test_an_anchor_that_only_asks_yields_to_one_that_states_something() -> None:
+    asked = "How do I handle the old gift cards during the switch?"
+    told = "Since New Year everything at the counter goes through Clover now."
+    text = FILLER + "We sold about forty gift cards at the market last month. " + told + " " + asked
+    anchors = ["user: We sold about forty gift cards at the market last month.", f"user: {asked}", f"user: {told}"]
+    shown = excerpt(text, anchors, "Which till system does the shop use?")
+    assert shown is not None and told in shown, "the statement, though its anchor ranked below the question"
+    assert asked not in shown
+    assert told in (excerpt(text, [f"user: {told}", f"user: {asked}"], "till?") or ""), "order kept among statements"
+    both = "I want a quiet trainer for the flat. What do you recommend?"
+    assert not asks(f"user: {both}") and asks(f"user: {asked}") and asks(f'Ana: "{asked}"')
 
 
 def long_context(n: int, fact: str) -> ContextHit:

@@ -216,7 +216,7 @@ def build_offline(
 
 
 def evaluate(convs: list[Conversation], recipe: Recipe, settings: RetrievalSettings | None = None) -> dict[str, float]:
-    settings = settings or RetrievalSettings()
+    settings = settings or RetrievalSettings(max_contexts=10)  # the guards are measured at 10 contexts
     per_cat: dict[int, list[float]] = defaultdict(list)
     n_ctx: list[int] = []
     seconds = 0.0

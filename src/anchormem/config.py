@@ -112,7 +112,9 @@ class RetrievalSettings:
 
     k_facts: int = 10
     k_events: int = 10
-    max_contexts: int = 10
+    # 16 full chat windows (650 characters each) reach ``max_chars``: with 10, a long history's result held
+    # about 6,500 characters and a 10,000-character block stayed a third empty (docs/search.md)
+    max_contexts: int = 16
     variant: str = "anchormem"
     max_chars: int | None = 10_000  # context text per search (the best context is always returned); None: no cap
     rerankers: tuple[str, ...] = (

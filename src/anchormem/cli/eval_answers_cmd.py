@@ -67,6 +67,12 @@ def _block_options(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--whole-max", type=positive_int, default=60_000, help="the whole chat is a system where it fits this many"
     )
+    s.add_argument(
+        "--keep-memory",
+        metavar="FILE",
+        help="a store file that keeps the chats' memories between runs: a later run after a change to the search "
+        "or the block adds nothing again (delete it after a change to ingest or the settings)",
+    )
     g = s.add_argument_group("memories on the LLM path (default: the offline path)")
     g.add_argument(
         "--memory-batch",
@@ -124,6 +130,7 @@ def _config(args: argparse.Namespace, out: Path) -> AnswersConfig:
         whole_max=args.whole_max,
         settings=settings,
         memory_batch=_memory_batch(args, out),
+        keep_memory=Path(args.keep_memory).expanduser() if args.keep_memory else None,
     )
 
 

@@ -21,7 +21,9 @@ class FactHit:
 class ContextHit:
     """A retrieved context with the anchors that led to it (provenance).
 
-    ``rank`` is its place in the result, 1 = best (highest ``score``). ``relevance`` is the context's own
+    ``rank`` is its place in the result, 1 = best: the order the selection took the contexts in (the default
+    recipe's maximal marginal relevance, so a repeat of a better context may score higher and rank lower; the
+    other recipes by ``score``). ``relevance`` is the context's own
     evidence (anchors and lexical match, fused, in [0, 1]); ``adjustments`` are the (stage, value) pairs
     that rerank stages applied (each within ``RetrievalSettings.rerank_bound``), and ``score`` is
     ``relevance`` plus their sum, clipped to [0, 1] (:mod:`anchormem.search.rerank.stage`). ``latest`` compares

@@ -6,7 +6,9 @@ budget on the other sentences and leaves out the next message that holds evidenc
 it may miss the fact altogether. :func:`excerpt` keeps, of a message's text, the sentences that hold the
 context's anchors (the offline anchors are the message's own sentences, "user: I work at Halden now";
 an LLM's fact is matched by its words), and where none does the sentence that shares most words with the
-question, each with ``…`` where text is left out.
+question, each with ``…`` where text is left out. The anchors that only ask ("How do I handle the old gift
+cards?") come after those that state something: a question is shaped like the question searched for, so it
+often ranks first, but it is a request and never holds the fact; the statement beside it does.
 """
 
 from __future__ import annotations
@@ -46,16 +48,23 @@ def _norm(text: str) -> str:
     return " ".join(_WORD.findall(text.casefold()))
 
 
+def asks(anchor: str) -> bool:
+    """Whether every sentence of ``anchor`` (its speaker prefix dropped) is a question: it asks, states nothing."""
+    said = units(_SPEAKER.sub("", anchor, count=1))
+    return bool(said) and all(s.rstrip(" \"'”’)]").endswith("?") for s in said)
+
+
 def choose(sentences: Sequence[str], anchors: Sequence[str], query: str) -> list[int]:
     """Indices (in order) of the sentences to keep: those that hold an anchor's text (its speaker prefix
-    dropped), best anchor first, at most ``MAX_UNITS``; then the sentence sharing most terms with the
+    dropped), best anchor first among those that state something, then those that only ask (:func:`asks`),
+    at most ``MAX_UNITS``; then the sentence sharing most terms with the
     question, where it shares any (ties: the earlier), or with the anchors where nothing else was kept;
     and after a kept question ("What date had you agreed?") the sentence that follows it, its answer."""
     if not sentences:
         return []
     normed = [_norm(s) for s in sentences]
     keep: list[int] = []
-    for anchor in anchors:
+    for anchor in [a for a in anchors if not asks(a)] + [a for a in anchors if asks(a)]:
         said = _norm(_SPEAKER.sub("", anchor, count=1))
         if not said:
             continue

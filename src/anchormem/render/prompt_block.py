@@ -8,17 +8,16 @@ reaches the block beside more messages; an excerpted context is shown whole agai
 the budget still allows. Windows of one session that share a message (a whole message, or passages of
 one long message) are merged into one span under one header, so no piece appears twice, while two
 passages of one message stay two pieces. Spans are shown in conversation order, each headed by its
-date, its session and the messages it holds; each message line is prefixed with a label and names its
-speaker (``Ana: "…"``; a role without a name as ``User`` / ``Assistant``, or as ``names`` says). A
-passage shows only itself, marked as a part of its message (``Assistant (part 2 of 5): "…text…"``).
+date and its session (not by its messages: each message line names itself by its label) and each
+message line names its speaker (``Ana: "…"``; a role without a name as ``User`` / ``Assistant``, or as
+``names`` says). A passage shows only itself, marked as a part of its message (``Assistant (part 2 of 5): "…text…"``).
 Where the result compared statements on the query's subject by date (``ContextHit.latest``), a
 span is marked ``latest`` or ``earlier``. Events follow, best first, as long as they fit.
 
 Labels are the turn ids where they are readable (``D1:3``, ids the caller gave); ids anchormem
 generated (``t-`` and 16 hex digits) are shown as ``#1``, ``#2``, … in block order instead, and
 :class:`PromptBlock` maps each label back to its id (``cite_ids``: every label is the turn id, for
-tools whose caller updates or deletes by id; headers then count messages instead of naming an id
-range). ``PromptBlock.turn_ids`` are exactly the turns the block shows.
+tools whose caller updates or deletes by id). ``PromptBlock.turn_ids`` are exactly the turns the block shows.
 
 Memory is data, not instructions: the block says so in its second line, the excerpts stand
 between ``<memories>`` and ``</memories>`` and the events between ``<events>`` and ``</events>``,
@@ -91,8 +90,7 @@ def render_block(
 ) -> PromptBlock:
     """``result`` as a :class:`PromptBlock` of at most ``max_chars`` characters (``MAX_PROMPT_CHARS``
     when None); ``names`` renames speakers (``{"user": "Maya"}``); ``cite_ids`` labels every message
-    with its turn id (for a tool whose caller acts on the ids: update, delete), headers still without
-    id ranges.
+    with its turn id (for a tool whose caller acts on the ids: update, delete).
 
     Over the budget, the best contexts are shown whole while the block stays within ``WHOLE_SHARE`` of
     it (all of it for a question about what the assistant said: :func:`about_assistant`); the next ones
@@ -269,7 +267,7 @@ def _render(view: _View, hits: list[ContextHit], n_events: int = 0) -> PromptBlo
                 else:
                     generated += 1
                     labels[tid] = f"#{generated}"
-        body.append(_header(span, lines, labels, several))
+        body.append(_header(span, several))
         body.extend(_line_text(line, labels, style.names, view) for line in lines)
     if body:
         blocks.append("\n".join([OPEN, *body, CLOSE]))
@@ -284,16 +282,12 @@ def _readable(tid: str) -> bool:
     return not _GENERATED_ID.match(tid) and len(tid) <= 40 and not any(c.isspace() or c in "[]" for c in tid)
 
 
-def _header(span: Span, lines: list[Line], labels: Mapping[str, str], several: bool) -> str:
-    shown = [labels[tid] for line in lines for tid in (line.ids or (line.piece[0],))]
-    shown = list(dict.fromkeys(shown))
-    noun = "turn" if all(not s.startswith("#") for s in shown) else "message"
-    where = f"{noun} {shown[0]}" if len(shown) == 1 else f"{noun}s {shown[0]}–{shown[-1]}"
-    if any(_GENERATED_ID.match(s) or len(s) > 40 for s in shown):  # ids cited as they are: no hash range
-        where = f"{len(shown)} message{'s' if len(shown) != 1 else ''}"
+def _header(span: Span, several: bool) -> str:
+    """``## date · session s`` (and the memory, the mark): which messages the span holds, each line's label
+    says; named here too, they cost every span a dozen characters the budget spends on evidence."""
     mark = {True: " [latest]", False: " [earlier]", None: ""}[span.latest]
     origin = f" · {scope_label(span.scope)}" if several and span.scope is not None else ""
-    return escape(f"## {span.date or 'date unknown'} · session {span.session} · {where}{origin}{mark}")
+    return escape(f"## {span.date or 'date unknown'} · session {span.session}{origin}{mark}")
 
 
 def _line_text(line: Line, labels: Mapping[str, str], names: Mapping[str, str], view: _View) -> str:

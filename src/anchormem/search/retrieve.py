@@ -26,7 +26,10 @@ recipes, the ones a user chooses between (experiments register more from ``bench
 - ``chunks``: NaiveRAG — the contexts themselves embedded, top by cosine (baseline; embeds every
   context of the scope on first use).
 
-Returned contexts are *best first*: by score, highest first (ties: the order they were chosen in),
+Returned contexts are *best first*: in the order the selection took them (the default recipe's maximal
+marginal relevance: a context that repeats what one taken before says comes after one that adds something,
+so a block of a small budget, which takes them in this order, spends it on what is new; the other recipes
+take them by score, highest first),
 each with its ``rank`` (1 = best), its ``relevance`` and the stages' ``adjustments``;
 ``SearchResult.in_reading_order()`` gives them in conversation order. The rank-based baselines score
 ``1 / rank``. Events come best first. ``retrieve(..., trace=True)`` attaches what each signal and stage
@@ -238,7 +241,7 @@ def _hybrid(
     subject_vector: npt.NDArray[np.float32] | None = None,
 ) -> Hybrid:
     """Relevance, then the rerank stages on the candidate pool, then the selection on the adjusted scores
-    (maximal marginal relevance over the best anchors' vectors), best first by score."""
+    (maximal marginal relevance over the best anchors' vectors), best first in the order it took them."""
     rel = _relevance(snapshot, query, fact_scores, events, recipe)
     limit = settings.max_contexts
     pool = [r for r, _ in top_rows(rel.values, max(recipe.pool, 4 * limit))]
@@ -352,8 +355,8 @@ def _build_result(
                 sessions=tuple(dict.fromkeys(snapshot.contexts[r].session for r in ctx_rows)),
             )
         )
-    picked = {row: i for i, row in enumerate(chosen)}
-    best_first = sorted(chosen, key=lambda row: (-float(scores.get(row, 0.0)), picked[row]))
+    # the selection's order: by score for the ranked selections, by marginal relevance for the diverse one
+    best_first = list(chosen)
     dated = mark_dates(run.candidates, best_first) if run is not None else {row: (None, ()) for row in best_first}
     ids = snapshot.contexts
     hits = tuple(

@@ -64,6 +64,7 @@ class AnswersConfig:
     workers: int = 4
     settings: Settings | None = None
     memory_batch: MemoryBatch | None = None  # memories on the LLM path, through batch files (memory_batch.py)
+    keep_memory: Path | None = None  # a store file that keeps the chats' memories between runs (iter_blocks)
 
     def block_settings(self, chats: list[Chat]) -> tuple[Settings | None, str | None]:
         """The settings the blocks' memories are built with, or (None, what to do) while memory requests
@@ -94,7 +95,13 @@ def _make_tasks(config: AnswersConfig) -> tuple[list[ReaderTask], list[KeyEntry]
     if waiting is not None:
         return waiting
     items = iter_blocks(
-        chats, config.systems, config.spellings, config.budget, whole_max=config.whole_max, settings=settings
+        chats,
+        config.systems,
+        config.spellings,
+        config.budget,
+        whole_max=config.whole_max,
+        settings=settings,
+        keep=config.keep_memory,
     )
     return make_tasks(items, seed=config.seed)
 

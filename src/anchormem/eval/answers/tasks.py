@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from anchormem.config import Settings
-from anchormem.errors import InputError
+from anchormem.errors import InputError, NotFoundError
 from anchormem.eval.answers.blocks import Block, BlockMaker
 from anchormem.eval.answers.chats import Chat, ChatQuestion
 from anchormem.llm.protocol import Message
@@ -74,12 +74,17 @@ def iter_blocks(
     *,
     whole_max: int = 60_000,
     settings: Settings | None = None,
+    keep: Path | None = None,
 ) -> Iterator[tuple[Chat, ChatQuestion, str, str, Block]]:
     """(chat, question, spelling, question text, block) for every question, spelling and system; each
-    chat is added to a fresh memory (role/content, or named speakers for the ``named`` spelling)."""
+    chat is added to a fresh memory (role/content, or named speakers for the ``named`` spelling).
+
+    ``keep``: a store file that keeps the memories between runs, so that a run after a change to the search
+    or the block reuses what an earlier run added (each chat's scope is named by a digest of its messages;
+    a chat already there is not added again). Delete it after a change to ingest or to the settings."""
     with tempfile.TemporaryDirectory() as tmp:
         base = settings or Settings()
-        memory = Memory(replace(base, store=str(Path(tmp) / "answers.db")))
+        memory = Memory(replace(base, store=str(keep if keep is not None else Path(tmp) / "answers.db")))
         try:
             for chat in chats:
                 makers: dict[str, BlockMaker] = {}
@@ -88,11 +93,17 @@ def iter_blocks(
                     if not chat.role_based:
                         speakers = "named"
                     if speakers not in makers:
+                        messages = chat.to_memory(speakers)
                         user = f"{chat.sample_id}~{speakers}"
-                        if any(system in ("default", "bm25") for system in systems):  # the searches need it
+                        if keep is not None:
+                            digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
+                            user += f"~{digest[:12]}"
+                        if any(system in ("default", "bm25") for system in systems) and not (
+                            keep is not None and _holds(memory, user, len(messages))
+                        ):  # the searches need it; a kept memory holds it already
                             # an LLM in the settings: the memory's facts and events come through batch files
                             # (``memory_batch``), whose answers were all imported before
-                            memory.add(chat.to_memory(speakers), user_id=user, batch=base.llm is not None)
+                            memory.add(messages, user_id=user, batch=base.llm is not None)
                         named = speakers == "named" and chat.role_based
                         makers[speakers] = BlockMaker(memory, user, chat, whole_max=whole_max, named=named)
                     maker = makers[speakers]
@@ -106,6 +117,14 @@ def iter_blocks(
                                 yield chat, question, spelling, text, block
         finally:
             memory.close()
+
+
+def _holds(memory: Memory, user: str, turns: int) -> bool:
+    """Whether ``user``'s memory holds all ``turns`` of its chat (an interrupted add is finished)."""
+    try:
+        return memory.stats(user_id=user).turns >= turns
+    except NotFoundError:
+        return False
 
 
 def make_tasks(
