@@ -1,4 +1,4 @@
-"""One 100,000-character message added with MiniLM (onnxruntime): seconds and peak memory (issue 30 item 8).
+"""One 100,000-character message added with MiniLM (onnxruntime): seconds and peak memory.
 
 The text is random words (3,000 of 2 to 9 letters), so that its 167 passages of ~600 characters each fill
 MiniLM's 256 tokens: the worst case of the embedding step, where nearly all of the time goes.

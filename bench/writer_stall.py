@@ -1,4 +1,4 @@
-"""Load benchmark: does one user's writer slow other users' searches? (issue 30, item 1)
+"""Load benchmark: does one user's writer slow other users' searches?
 
     PYTHONPATH=src .venv/bin/python bench/writer_stall.py [--readers 4] [--duration 20]
         [--big 1000] [--writers 60] [--timeout 60]

@@ -1,4 +1,4 @@
-"""Old names of the search and answer modules, which moved in issue 28: the in-memory copy of a scope to
+"""Old names of the search and answer modules, which moved when the rooms were renamed: the in-memory copy of a scope to
 :mod:`anchormem.index`, the search pipeline to :mod:`anchormem.search` (its rerank stages to
 :mod:`anchormem.search.rerank`), answering to :mod:`anchormem.answer`, text, times and dates to
 :mod:`anchormem.text`, the record reader to :mod:`anchormem.records`. ``anchormem.query.<name>`` still
