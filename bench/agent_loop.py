@@ -52,7 +52,6 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -120,13 +119,7 @@ class Loop:
 
     def round(self, i: int, rounds: int) -> None:
         out, mem, tail, work = self.out, self.mem, self.tail, self.work
-        when = tail.date + timedelta(minutes=i + 1)
-        message = {
-            "speaker": self.speaker,
-            "text": next(self.texts),
-            "session": tail.session,
-            "timestamp": when.isoformat(),
-        }
+        message = tail.message(self.speaker, next(self.texts), i + 1)
         seconds, _ = timed(lambda m=message: mem.add([m], user_id=USER))  # type: ignore[misc]
         out.add.append(seconds)
         self.speaker = tail.speakers[0] if self.speaker == tail.speakers[1] else tail.speakers[1]
@@ -196,8 +189,7 @@ def run_other(store_name: str, location: str, n: int, work: Workload, rounds: in
     with Memory(settings_for(location)) as mem, Memory(settings_for(location)) as other:
         out["first search"].append(timed(lambda: mem.search(work.question(), user_id=USER))[0])
         for i in range(rounds):
-            when = tail.date + timedelta(minutes=i + 1)
-            message = {"speaker": speaker, "text": next(texts), "session": tail.session, "timestamp": when.isoformat()}
+            message = tail.message(speaker, next(texts), i + 1)
             out["other's add"].append(timed(lambda m=message: other.add([m], user_id=USER))[0])  # type: ignore[misc]
             question = work.question()
             out["search after"].append(timed(lambda q=question: mem.search(q, user_id=USER))[0])  # type: ignore[misc]
@@ -290,12 +282,7 @@ def store_calls(store_name: str, location: str, work: Workload, turns: int = 200
         mem.search(work.question(), user_id=USER)
         tail = tail_of(work.convs, turns)
         speaker = tail.speakers[1] if tail.last_speaker == tail.speakers[0] else tail.speakers[0]
-        message = {
-            "speaker": speaker,
-            "text": work.messages[0],
-            "session": tail.session,
-            "timestamp": (tail.date + timedelta(minutes=1)).isoformat(),
-        }
+        message = tail.message(speaker, work.messages[0], 1)
         proxy.take()
         mem.add([message], user_id=USER)
         add = proxy.take()

@@ -104,6 +104,11 @@ class Tail:
     last_speaker: str
     date: datetime
 
+    def message(self, speaker: str, text: str, minutes: int) -> dict[str, str]:
+        """One message by ``speaker`` into this session, ``minutes`` after its date."""
+        when = self.date + timedelta(minutes=minutes)
+        return {"speaker": speaker, "text": text, "session": self.session, "timestamp": when.isoformat()}
+
 
 def tail_of(convs: Sequence[Conversation], n: int) -> Tail:
     sessions = memory_turns(convs, n)

@@ -24,7 +24,6 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -114,13 +113,7 @@ class Adder:
 
     def add(self, i: int, keep: bool, prof: cProfile.Profile | None) -> None:
         tail = self.tail
-        when = tail.date + timedelta(minutes=i + 1)
-        message = {
-            "speaker": self.speaker,
-            "text": next(self.texts),
-            "session": tail.session,
-            "timestamp": when.isoformat(),
-        }
+        message = tail.message(self.speaker, next(self.texts), i + 1)
         self.speaker = tail.speakers[0] if self.speaker == tail.speakers[1] else tail.speakers[1]
         self.timer.take()
         if prof is not None and keep:
