@@ -106,7 +106,7 @@ class Loop:
     def __init__(self, store_name: str, location: str, n: int, work: Workload) -> None:
         self.out = LoopResult(store_name, n)
         self.work = work
-        self.tail = tail_of(work.convs, n)
+        self.tail = tail_of(work, n)
         last = self.tail.last_speaker
         self.speaker = self.tail.speakers[1] if last == self.tail.speakers[0] else self.tail.speakers[0]
         self.texts = iter(work.messages)
@@ -182,7 +182,7 @@ def run_side_by_side(
 
 def run_other(store_name: str, location: str, n: int, work: Workload, rounds: int) -> dict[str, list[float]]:
     """This memory searches right after another memory on the same store added one message."""
-    tail = tail_of(work.convs, n)
+    tail = tail_of(work, n)
     speaker = tail.speakers[0]
     texts = iter(work.messages)
     out: dict[str, list[float]] = {"first search": [], "other's add": [], "search after": [], "warm search": []}
@@ -280,7 +280,7 @@ def store_calls(store_name: str, location: str, work: Workload, turns: int = 200
         sessions = memory_turns(work.convs, turns)
         mem.add(Conversation("agent-loop", tuple(t for s in sessions for t in s)), user_id=USER)
         mem.search(work.question(), user_id=USER)
-        tail = tail_of(work.convs, turns)
+        tail = tail_of(work, turns)
         speaker = tail.speakers[1] if tail.last_speaker == tail.speakers[0] else tail.speakers[0]
         message = tail.message(speaker, work.messages[0], 1)
         proxy.take()

@@ -97,7 +97,7 @@ def memory_turns(convs: Sequence[Conversation], n: int) -> list[list[Turn]]:
 
 @dataclass(frozen=True)
 class Tail:
-    """The latest session of a memory: where the loop's messages go."""
+    """The session the loop's messages go into."""
 
     session: str
     speakers: tuple[str, str]
@@ -110,14 +110,18 @@ class Tail:
         return {"speaker": speaker, "text": text, "session": self.session, "timestamp": when.isoformat()}
 
 
-def tail_of(convs: Sequence[Conversation], n: int) -> Tail:
-    sessions = memory_turns(convs, n)
-    last = sessions[-1]
-    k = len(sessions) - 1
-    whole = next(itertools.islice(session_stream(convs), k, None))  # the session uncut, for both speakers
-    speakers = tuple(dict.fromkeys(t.speaker for t in whole))
-    pair = (speakers[0], speakers[1] if len(speakers) > 1 else "assistant")
-    return Tail(last[0].session, pair, last[-1].speaker, FIRST_DAY + timedelta(days=k, minutes=7 * (k % 60)))
+LOOP_SESSION = "agent-loop"  # the loop's own session: no session of the stream has this label
+LOOP_DAY = FIRST_DAY + timedelta(days=10_000)  # after the last session of every size built (50k turns: ~2,000 days)
+
+
+def tail_of(work: Workload, n: int) -> Tail:
+    """A new session after the memory's last, the same at every size ``n``: its label, date and speakers (the
+    held-out conversation's), so every size adds the same messages into equally long last sessions and an add
+    re-cuts (and embeds) the same window whatever the memory's size. (Before, the loop continued each size's
+    own last session, cut short at ``n`` turns: a different window per size, so a different embedding cost.)"""
+    del n  # the same session whatever the size: that is the point
+    pair = work.speakers
+    return Tail(LOOP_SESSION, pair, pair[1], LOOP_DAY)
 
 
 @dataclass
@@ -125,6 +129,7 @@ class Workload:
     convs: list[Conversation]
     messages: list[str]  # texts of the loop's new messages
     questions: list[str]
+    speakers: tuple[str, str] = ("user", "assistant")  # who says the loop's messages, in turn
     _next_question: Iterator[str] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -148,7 +153,8 @@ def workload() -> Workload:
         if qa.get("category") in (1, 2, 3, 4)
     ]
     random.Random(18).shuffle(questions)
-    return Workload(build, messages, questions)
+    names = list(dict.fromkeys(t.speaker for t in held.turns))
+    return Workload(build, messages, questions, (names[0], names[1]) if len(names) > 1 else ("user", "assistant"))
 
 
 class TextCachedEmbedder:

@@ -102,7 +102,7 @@ class Adder:
 
     def __init__(self, location: str, n: int, timer: Timer, work: Workload) -> None:
         self.n, self.timer, self.work = n, timer, work
-        self.tail = tail_of(work.convs, n)
+        self.tail = tail_of(work, n)
         last = self.tail.last_speaker
         self.speaker = self.tail.speakers[1] if last == self.tail.speakers[0] else self.tail.speakers[0]
         self.texts = iter(work.messages)
