@@ -48,6 +48,33 @@ def test_the_index_finds_what_a_pass_over_all_rows_finds(tau: float) -> None:
         assert np.allclose(sims, vectors[near] @ vectors[i], atol=1e-5)
 
 
+@pytest.mark.parametrize("queries", [1, 2, 7, 300])
+def test_products_block_by_block_are_the_rows_times_the_queries(queries: int) -> None:
+    vectors = _clustered(700, seed=3)
+    blocks = Blocks.of(vectors[:400]).plus(vectors[400:600]).plus(vectors[600:650]).plus(vectors[650:])
+    assert len(blocks.blocks) > 1
+    left = vectors[np.random.default_rng(4).integers(0, 700, queries)]
+    got = blocks.times_rows(left)
+    assert got.shape == (queries, 700)
+    assert np.allclose(got, left.astype(np.float64) @ vectors.T.astype(np.float64), atol=1e-5)
+
+
+@pytest.mark.parametrize("queries", [1, 3, 40])
+def test_the_index_and_the_pass_find_the_rows_a_float64_pass_finds(queries: int) -> None:
+    vectors = _clustered(800, seed=5)
+    blocks = Blocks.of(vectors[:500]).plus(vectors[500:])
+    rows = list(range(0, 800, 800 // queries))[:queries]
+    exact = vectors.astype(np.float64) @ vectors.astype(np.float64).T
+    for found in (
+        FactNeighbours.build(blocks, directions=8).above(blocks, rows, 0.85),
+        exact_above(blocks, rows, 0.85),
+    ):
+        for (near, _), i in zip(found, rows, strict=True):
+            clear = {int(j) for j in np.flatnonzero(exact[i] > 0.85 + 1e-5) if j != i}  # not on the edge
+            assert clear <= set(near.tolist())
+            assert np.all(exact[i, near] > 0.85 - 1e-5)
+
+
 def test_a_changed_index_finds_what_a_pass_over_the_changed_rows_finds() -> None:
     vectors = _clustered(900, seed=1)
     blocks = Blocks.of(vectors[:500])

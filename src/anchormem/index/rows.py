@@ -80,11 +80,14 @@ class Blocks:
         return np.concatenate([b @ right for b in self._blocks])
 
     def times_rows(self, left: npt.ArrayLike) -> npt.NDArray[np.float32]:
-        """``left @ rows.T`` (left: a matrix of vectors), computed block by block."""
+        """``left @ rows.T`` (left: a matrix of vectors), computed block by block as ``(block @ left.T)``
+        and returned transposed (a view): BLAS makes the tall product (a block's many rows times a few
+        queries) 2-4x faster than the wide one (a few queries times a transposed block), the same products
+        up to float32 rounding (see BENCHMARKS.md's agent-loop row)."""
         matrix = np.asarray(left, dtype=np.float32)
         if not self._blocks:
             return np.zeros((len(matrix), 0), dtype=np.float32)
-        return np.concatenate([matrix @ b.T for b in self._blocks], axis=1)
+        return np.concatenate([b @ matrix.T for b in self._blocks], axis=0).T
 
     def __getitem__(self, rows: npt.ArrayLike | slice) -> Matrix:
         """The given rows (an array or list of row numbers, or a slice), as one array."""
