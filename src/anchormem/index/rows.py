@@ -20,6 +20,8 @@ import numpy as np
 import numpy.typing as npt
 
 Matrix = npt.NDArray[np.float32]
+ONE_THREAD = 1 << 18  # multiply-adds OpenBLAS computes on one thread (65,536 x its GEMM_MULTITHREAD_THRESHOLD, 4)
+MIN_PIECE = 24  # rows: a smaller piece costs more in calls than the threads' waiting (256 queries: 2x slower)
 
 
 def _as_matrix(values: npt.ArrayLike, dim: int | None = None) -> Matrix:
@@ -80,14 +82,24 @@ class Blocks:
         return np.concatenate([b @ right for b in self._blocks])
 
     def times_rows(self, left: npt.ArrayLike) -> npt.NDArray[np.float32]:
-        """``left @ rows.T`` (left: a matrix of vectors), computed block by block as ``(block @ left.T)``
-        and returned transposed (a view): BLAS makes the tall product (a block's many rows times a few
-        queries) 2-4x faster than the wide one (a few queries times a transposed block), the same products
-        up to float32 rounding (see BENCHMARKS.md's agent-loop row)."""
+        """``left @ rows.T`` (left: a matrix of vectors), computed as ``rows @ left.T`` and returned transposed
+        (a view). A few queries are multiplied in pieces of rows small enough for OpenBLAS to keep each product
+        on one thread (:data:`ONE_THREAD`): on a shared machine its threads wait for each other, and the
+        linking bound of an add (2-7 queries over 179k rows of 65) took 10-48 ms as one threaded product
+        against 2.6-5.8 ms in pieces. Many queries (a piece under :data:`MIN_PIECE` rows) stay one product per
+        block, where the threads pay. Any split gives the same products up to float32 rounding."""
         matrix = np.asarray(left, dtype=np.float32)
-        if not self._blocks:
-            return np.zeros((len(matrix), 0), dtype=np.float32)
-        return np.concatenate([b @ matrix.T for b in self._blocks], axis=0).T
+        right = np.ascontiguousarray(matrix.T)
+        out = np.empty((len(self), len(matrix)), dtype=np.float32)
+        step = ONE_THREAD // max(1, matrix.size)
+        for start, block in zip(self._starts.tolist(), self._blocks, strict=False):
+            if step < MIN_PIECE:
+                np.matmul(block, right, out=out[start : start + len(block)])
+                continue
+            for at in range(0, len(block), step):
+                part = block[at : at + step]
+                np.matmul(part, right, out=out[start + at : start + at + len(part)])
+        return out.T
 
     def __getitem__(self, rows: npt.ArrayLike | slice) -> Matrix:
         """The given rows (an array or list of row numbers, or a slice), as one array."""
