@@ -85,7 +85,7 @@ class Blocks:
         """``left @ rows.T`` (left: a matrix of vectors), computed as ``rows @ left.T`` and returned transposed
         (a view). A few queries are multiplied in pieces of rows small enough for OpenBLAS to keep each product
         on one thread (:data:`ONE_THREAD`): on a shared machine its threads wait for each other, and the
-        linking bound of an add (2-7 queries over 179k rows of 65) took 10-48 ms as one threaded product
+        linking bound of an add (2-7 queries over 179k rows of 65) took 2-48 ms as one threaded product
         against 2.6-5.8 ms in pieces. Many queries (a piece under :data:`MIN_PIECE` rows) stay one product per
         block, where the threads pay. Any split gives the same products up to float32 rounding."""
         matrix = np.asarray(left, dtype=np.float32)
