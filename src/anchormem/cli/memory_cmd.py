@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 KINDS = ("turns", "contexts", "facts", "events")
 K_HELP = (
     "facts and events considered (the paper recipe maps the top-k facts to contexts; every recipe returns "
-    "at most k events) and, unless --max-contexts is given, at most k contexts (default 10)"
+    "at most k events; default 10) and, unless --max-contexts is given, at most k contexts (without --k: 16)"
 )
 
 
@@ -61,7 +61,7 @@ def register(sub: Any) -> None:
         p.add_argument("query")
         p.add_argument("--k", type=positive_int, help=K_HELP)
         p.add_argument(
-            "--max-contexts", type=positive_int, help="at most this many contexts (default: --k if given, else 10)"
+            "--max-contexts", type=positive_int, help="at most this many contexts (default: --k if given, else 16)"
         )
         p.add_argument(
             "--max-chars",
