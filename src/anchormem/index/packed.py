@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import pickle
 import threading
+from abc import abstractmethod
 from collections.abc import Iterator, MutableMapping, Sequence
 from typing import Any, Generic, TypeVar, overload
 
@@ -127,8 +128,8 @@ class PackedMap(MutableMapping[str, Any]):
 class _Indexed(Sequence[T]):
     """A sequence that makes its items when asked: ``_item`` gets an index within range."""
 
-    def _item(self, i: int) -> T:
-        raise NotImplementedError
+    @abstractmethod
+    def _item(self, i: int) -> T: ...
 
     @overload
     def __getitem__(self, i: int) -> T: ...
