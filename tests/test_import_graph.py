@@ -34,6 +34,15 @@ def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
         yield from _runtime_nodes(node)
 
 
+def from_base(node: ast.ImportFrom, package: str) -> str:
+    """The module a ``from … import`` in ``package`` imports from, relative imports resolved."""
+    base = node.module or ""
+    if node.level:
+        anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+        base = ".".join([*anchor, *([node.module] if node.module else [])])
+    return base
+
+
 def imported_modules(path: Path) -> set[str]:
     """The ``anchormem.*`` modules ``path`` imports at run time (``from pkg import mod`` names ``pkg.mod``)."""
     name = module_name(path)
@@ -43,10 +52,7 @@ def imported_modules(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            base = from_base(node, package)
             found.add(base)
             found.update(f"{base}.{a.name}" for a in node.names)
     modules = {module_name(p) for p in ROOT.rglob("*.py")}
@@ -169,10 +175,7 @@ def every_import(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            base = from_base(node, package)
             named = {f"{base}.{a.name}" for a in node.names}
             found.update(named & modules)
             if named - modules:
