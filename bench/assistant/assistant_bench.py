@@ -48,13 +48,13 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from anchormem import Memory, Settings
+from anchormem.eval.answers.chats import iso
 from anchormem.eval.answers.memory_batch import MemoryBatch
 from anchormem.model import SearchResult
 from anchormem.search.fuse import order_by_score, rrf
@@ -64,17 +64,6 @@ from anchormem.text.voice import in_voice
 KINDS = ("stable", "current", "earlier", "date", "multi")
 ALIASES = {"update": "current", "past": "earlier", "static": "stable"}  # the change-over-time chats' kinds
 BUDGETS = (10_000, 5_000)
-_DATE = re.compile(r"(\d{1,2}):(\d{2})\s*(am|pm) on (\d{1,2}) (\w+),? (\d{4})", re.IGNORECASE)
-
-
-def iso(date_time: str) -> str:
-    found = _DATE.search(date_time)
-    if not found:
-        return date_time
-    hour, minute, half, day, month, year = found.groups()
-    h = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
-    when = datetime.strptime(f"{day} {month} {year}", "%d %B %Y").replace(hour=h, minute=int(minute))
-    return when.isoformat()
 
 
 def messages(sample: dict[str, Any], speakers: str) -> list[dict[str, Any]]:
