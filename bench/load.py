@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import os
 import random
+import secrets
 import statistics
 import subprocess
 import sys
@@ -83,16 +84,18 @@ class Tally:
     expected_turns: dict[str, int] = field(default_factory=dict)
     sessions: int = 0
     requests: int = 0
+    run: str = field(default_factory=lambda: secrets.token_hex(3))  # in session labels: a kept database's users
+    # hold earlier runs' sessions, and a message equal to a stored one (session, speaker, text, time) is that turn
 
 
-def make_messages(rng: random.Random, user: str, session: int) -> list[dict[str, str]]:
+def make_messages(rng: random.Random, user: str, session: int, run: str = "") -> list[dict[str, str]]:
     out = []
     for i in range(rng.randint(2, 4)):
         words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14)))
         out.append(
             {
                 "speaker": "user" if i % 2 == 0 else "assistant",
-                "session": f"s{session}",
+                "session": f"{run}s{session}",
                 "timestamp": f"2024-05-{1 + session % 28:02d} 10:{i:02d}",
                 "text": f"{user} session {session} turn {i}: {words}.",
             }
@@ -128,7 +131,7 @@ async def one(client: httpx.AsyncClient, tally: Tally, op: str, user: str, body:
 
 async def add(client: httpx.AsyncClient, tally: Tally, rng: random.Random, user: str) -> None:
     tally.sessions += 1
-    messages = make_messages(rng, user, tally.sessions)
+    messages = make_messages(rng, user, tally.sessions, f"{tally.run}-")
     if await one(client, tally, "add", user, {"messages": messages, "background": False}):
         tally.expected_turns[user] = tally.expected_turns.get(user, 0) + len(messages)
 

@@ -14,8 +14,10 @@ Two steps, both resumable (a run stopped halfway continues where it stopped):
    inside the database (``load_copy.copy_user``: every table with a scope, in one transaction per user).
 
 Then ``--check`` copied users are compared with their originals through the product: the export (every record,
-the user id aside), the stats and ten searches (contexts, scores, events) must be equal. Prints the database's
-size, its tables' sizes, turns per GiB and the time of each step. The data folder (``--pgdata``) is not in git.
+the user id aside), the stats and ten searches (contexts, scores, events) must be equal. Then one process times the
+first search of ``--time-searches`` users (each loaded from the database, a server's cache miss) and the second
+(held in memory). Prints the database's size, its tables' sizes, turns per GiB and the time of each step. The data
+folder (``--pgdata``) is not in git.
 """
 
 from __future__ import annotations
@@ -169,8 +171,9 @@ def _export(mem: Memory, user: str) -> list[str]:
     return [json.dumps(r, sort_keys=True).replace(json.dumps(user), '"USER"') for r in mem.export(user_id=user)]
 
 
-def check_copies(url: str, users: int, pool: int, count: int) -> None:
-    """Compare ``count`` copied users (spread over the range) with their pool originals through the product."""
+def check_copies(url: str, users: int, pool: int, turns: int, count: int) -> None:
+    """Compare ``count`` copied users (spread over the range) with their pool originals through the product; a pair
+    that a load run added to since (either holds more than ``turns`` turns) is passed over, and said so."""
     if users <= pool or count <= 0:
         return
     picks = sorted({pool + (users - pool - 1) * i // max(1, count - 1) for i in range(count)})
@@ -178,6 +181,9 @@ def check_copies(url: str, users: int, pool: int, count: int) -> None:
     with Memory(settings) as mem:
         for k in picks:
             source, target = user_name(k % pool), user_name(k)
+            if max(user_turns(url, source), user_turns(url, target)) > turns:
+                log(f"check {target} vs {source}: passed over (a load run added to them since the build)")
+                continue
             same_stats = mem.stats(user_id=source) == mem.stats(user_id=target)
             same_export = _export(mem, source) == _export(mem, target)
             same_search = all(_search_key(mem, source, q) == _search_key(mem, target, q) for q in QUESTIONS)
@@ -189,6 +195,30 @@ def check_copies(url: str, users: int, pool: int, count: int) -> None:
             )
             if verdict != "equal":
                 raise SystemExit(f"{target} does not read as {source} does")
+
+
+def time_searches(url: str, users: int, count: int) -> None:
+    """One process's searches of ``count`` users spread over the range: the first (the user loaded from the
+    database, as a server does on a cache miss) and the second (held in memory); medians and maxima."""
+    import statistics
+
+    if count <= 0:
+        return
+    picks = [user_name(i * users // count) for i in range(count)]
+    cold: list[float] = []
+    warm: list[float] = []
+    with Memory(Settings.load(env={}, store=url)) as mem:
+        mem.search(QUESTIONS[0], user_id=user_name(users - 1), k=10)  # the embedder's and the pool's first use
+        for n, user in enumerate(picks):
+            for times in (cold, warm):
+                t0 = time.perf_counter()
+                mem.search(QUESTIONS[n % len(QUESTIONS)], user_id=user, k=10)
+                times.append(time.perf_counter() - t0)
+    log(
+        f"searches of {count} users in one process: first (loaded from the database) "
+        f"{statistics.median(cold) * 1000:.0f} ms median, {max(cold) * 1000:.0f} max; second (in memory) "
+        f"{statistics.median(warm) * 1000:.0f} ms median, {max(warm) * 1000:.0f} max"
+    )
 
 
 def report_size(url: str, users: int) -> None:
@@ -217,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--turns", type=int, default=1000, help="turns per user")
     ap.add_argument("--batch", type=int, default=200, help="turns per add while building the pool")
     ap.add_argument("--check", type=int, default=5, help="copied users compared with their originals")
+    ap.add_argument("--time-searches", type=int, default=20, help="users whose first and second search are timed")
     args = ap.parse_args(argv)
     if not 0 < args.pool <= args.users or args.users > 1000:
         ap.error("need 0 < --pool <= --users <= 1000")
@@ -227,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
         t1 = time.perf_counter()
         copy_users(url, args.users, args.pool, args.turns)
         t2 = time.perf_counter()
-        check_copies(url, args.users, args.pool, args.check)
+        check_copies(url, args.users, args.pool, args.turns, args.check)
+        time_searches(url, args.users, args.time_searches)
         report_size(url, args.users)
         log(f"times: pool {t1 - t0:.0f} s, copies {t2 - t1:.0f} s, check {time.perf_counter() - t2:.0f} s")
     return 0

@@ -7,8 +7,8 @@ version, its change log, history, usage, forgotten hashes), and every key of tho
 source's rows of each such table with ``user_id`` changed, in their insertion order (``ORDER BY seq``, so the new
 rows' identity values keep the order a load reads them in); identity columns take new values. Each change-log
 row gets a fresh random nonce (the log's nonce names one version of one store's scope, see
-``anchormem.store.sql.changelog``). The copy is one transaction: a target is either whole or absent, and a target
-left half-made by an older version of this script is deleted first.
+``anchormem.store.sql.changelog``). The copy is one transaction: a target is either whole or absent, so a target
+holding any turn is complete (it may hold more since: the load bench adds to it) and is left as it is.
 """
 
 from __future__ import annotations
@@ -57,16 +57,16 @@ def user_turns(url: str, user: str) -> int:
 
 
 def copy_user(conn: Any, tables: dict[str, tuple[list[str], bool]], source: str, target: str, turns: int) -> bool:
-    """Make ``target`` a copy of ``source`` (which must hold ``turns`` turns); False when it already is one."""
-    have = conn.execute("SELECT count(*) FROM turns WHERE user_id = %s", (target,)).fetchone()[0]
-    if have == turns:
+    """Make ``target`` a copy of ``source`` (which must hold at least ``turns`` turns); False when ``target`` holds
+    a memory already (made by an earlier run). ``conn`` is in autocommit mode: the copy is its own transaction."""
+    if conn.execute("SELECT 1 FROM turns WHERE user_id = %s LIMIT 1", (target,)).fetchone():
         return False
     held = conn.execute("SELECT count(*) FROM turns WHERE user_id = %s", (source,)).fetchone()[0]
-    if held != turns:
+    if held < turns:
         raise RuntimeError(f"{source} holds {held} turns, not {turns}: build the pool first")
     with conn.transaction():
-        for table in tables:
-            conn.execute(f"DELETE FROM {table} WHERE user_id = %s", (target,))  # a half-made target, if any
+        if conn.execute("SELECT 1 FROM scopes WHERE user_id = %s LIMIT 1", (target,)).fetchone():
+            raise RuntimeError(f"{target} has a scope but no turns: not a user this script made")
         for table, (cols, ordered) in tables.items():
             picked = ["%s" if c == "user_id" else _NONCE if (table, c) == ("changes", "entry") else c for c in cols]
             order = " ORDER BY seq" if ordered else ""
