@@ -16,13 +16,14 @@ Two steps, both resumable (a run stopped halfway continues where it stopped):
 Then ``--check`` copied users are compared with their originals through the product: the export (every record,
 the user id aside), the stats and ten searches (contexts, scores, events) must be equal. Then one process times the
 first search of ``--time-searches`` users (each loaded from the database, a server's cache miss) and the second
-(held in memory). Prints the database's size, its tables' sizes, turns per GiB and the time of each step. The data
-folder (``--pgdata``) is not in git.
+(held in memory), and the first and second add of two messages on as many other users. Prints the database's
+size, its tables' sizes, turns per GiB and the time of each step. The data folder (``--pgdata``) is not in git.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -197,27 +198,41 @@ def check_copies(url: str, users: int, pool: int, turns: int, count: int) -> Non
                 raise SystemExit(f"{target} does not read as {source} does")
 
 
-def time_searches(url: str, users: int, count: int) -> None:
-    """One process's searches of ``count`` users spread over the range: the first (the user loaded from the
-    database, as a server does on a cache miss) and the second (held in memory); medians and maxima."""
+def _timed(call: Any) -> float:
+    t0 = time.perf_counter()
+    call()
+    return time.perf_counter() - t0
+
+
+def time_first_ops(url: str, users: int, count: int) -> None:
+    """In one process, on ``count`` users spread over the range: the first search (the user loaded from the
+    database, what a server does on a cache miss) and the second (held in memory); then on as many other users
+    the first and the second add of two messages (a session of their own). Medians and maxima."""
+    import secrets
     import statistics
 
     if count <= 0:
         return
-    picks = [user_name(i * users // count) for i in range(count)]
-    cold: list[float] = []
-    warm: list[float] = []
+    tag = secrets.token_hex(3)
+    times: dict[str, list[float]] = {"first search": [], "second search": [], "first add": [], "second add": []}
     with Memory(Settings.load(env={}, store=url)) as mem:
         mem.search(QUESTIONS[0], user_id=user_name(users - 1), k=10)  # the embedder's and the pool's first use
-        for n, user in enumerate(picks):
-            for times in (cold, warm):
-                t0 = time.perf_counter()
-                mem.search(QUESTIONS[n % len(QUESTIONS)], user_id=user, k=10)
-                times.append(time.perf_counter() - t0)
+        for n in range(count):
+            user, other = user_name(n * users // count), user_name(n * users // count + users // count // 2)
+            for which in ("first search", "second search"):
+                query = QUESTIONS[n % 10]
+                times[which].append(_timed(lambda q=query, u=user: mem.search(q, user_id=u, k=10)))
+            for i, which in enumerate(("first add", "second add")):
+                said = [
+                    {"speaker": "user", "session": f"timing-{tag}-{i}", "text": f"{QUESTIONS[(n + i) % 10]} {tag}"},
+                    {"speaker": "assistant", "session": f"timing-{tag}-{i}", "text": f"Noted, {n} and {i}."},
+                ]
+                times[which].append(_timed(lambda m=said, u=other: mem.add(m, user_id=u)))
     log(
-        f"searches of {count} users in one process: first (loaded from the database) "
-        f"{statistics.median(cold) * 1000:.0f} ms median, {max(cold) * 1000:.0f} max; second (in memory) "
-        f"{statistics.median(warm) * 1000:.0f} ms median, {max(warm) * 1000:.0f} max"
+        f"one process, {count} users each (load average {os.getloadavg()[0]:.1f}): "
+        + "; ".join(
+            f"{k} {statistics.median(v) * 1000:.0f} ms median, {max(v) * 1000:.0f} max" for k, v in times.items()
+        )
     )
 
 
@@ -247,7 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--turns", type=int, default=1000, help="turns per user")
     ap.add_argument("--batch", type=int, default=200, help="turns per add while building the pool")
     ap.add_argument("--check", type=int, default=5, help="copied users compared with their originals")
-    ap.add_argument("--time-searches", type=int, default=20, help="users whose first and second search are timed")
+    ap.add_argument(
+        "--time-searches", type=int, default=20, help="users whose first and second search are timed (and as many adds)"
+    )
     args = ap.parse_args(argv)
     if not 0 < args.pool <= args.users or args.users > 1000:
         ap.error("need 0 < --pool <= --users <= 1000")
@@ -259,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         copy_users(url, args.users, args.pool, args.turns)
         t2 = time.perf_counter()
         check_copies(url, args.users, args.pool, args.turns, args.check)
-        time_searches(url, args.users, args.time_searches)
+        time_first_ops(url, args.users, args.time_searches)
         report_size(url, args.users)
         log(f"times: pool {t1 - t0:.0f} s, copies {t2 - t1:.0f} s, check {time.perf_counter() - t2:.0f} s")
     return 0
