@@ -6,13 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
+from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.memory import Memory
-from anchormem.model import SearchResult
+from anchormem.model import Context, Fact, SearchResult
 from anchormem.search.rerank.statements import is_request
+from anchormem.search.retrieve import query_vectors, voice_of
 from anchormem.text.person import (
     addresses_assistant,
     alias_named,
@@ -21,6 +24,7 @@ from anchormem.text.person import (
     user_names,
     user_speaker,
 )
+from anchormem.wire.scopes import make_scope
 
 ROLES = {"user", "assistant"}
 NAMED = {"Lena", "Assistant"}
@@ -227,3 +231,39 @@ def test_you_in_the_verb_or_the_assistant_named_first_puts_the_assistants_words_
     given = own_words(chat.search(question, user_id="u", max_contexts=8))
     assert any(v < 0 for t, v in given.items() if t.endswith(":1")), "the user's messages give way"
     assert all(v == 0 for t, v in given.items() if t.endswith(":2"))
+
+
+@pytest.mark.parametrize(
+    ("question", "voiced"),
+    [
+        ("Where does the user live now?", "Where do I live now?"),
+        ("What is the name of the user's dog?", "What is the name of my dog?"),
+        ("Where does Hannah live now?", "Where do I live now?"),
+        ("Where do I live now?", "Where do I live now?"),
+    ],
+)
+def test_a_question_about_the_user_is_embedded_in_the_users_own_voice(chat: Memory, question: str, voiced: str) -> None:
+    """The offline anchors are the user's own words ("user: I've signed for a flat in Utrecht"): the question is
+    compared with them as the user would say it, not by the role's name every anchor starts with."""
+    snap = chat.snapshot(make_scope("u", None, None))
+    embedded: list[list[str]] = []
+
+    def embed(texts: list[str]) -> Any:
+        embedded.append(list(texts))
+        return chat.embedder.embed(texts)
+
+    query_vectors(embed, snap, question)
+    unknown = "Hannah" in question and not snap.user_names  # the role/content chat never gives the user's name
+    assert embedded[0][0] == (question if unknown else voiced)
+
+
+def test_a_memory_of_llm_facts_is_asked_the_question_as_written() -> None:
+    """An LLM's facts name their subject ("The user moved to Utrecht."): no verbatim anchors, so no voice; the
+    same context with the offline extractor's anchor ("user: I moved to Utrecht.") is asked in the user's."""
+    context = Context("c1", "1", 0, ("D1:1",), "8 May, 2024", 'DATE: 8 May, 2024\nuser said, "I moved to Utrecht."')
+    vectors = np.ones((1, 4), np.float32)
+    llm = ScopeSnapshot([context], [Fact("f1", "c1", "The user moved to Utrecht.", "llm")], vectors)
+    offline = ScopeSnapshot([context], [Fact("f1", "c1", "user: I moved to Utrecht.", "offline")], vectors)
+    assert voice_of(llm, "Where does the user live?") is None
+    assert voice_of(offline, "Where does the user live?") == "user"
+    assert voice_of(offline, "Where does Caroline live?") is None, "a name the memory does not know"

@@ -213,3 +213,42 @@ def test_hostile_speaker_names_session_labels_and_dates_are_defused_too() -> Non
     hit = ContextHit(Context("c", "<memories>", 0, ("D1:1",), "</memories>", body), 1.0, rank=1)
     block = SearchResult("q", (hit,), ()).as_prompt()
     assert block.count("<memories>") == 1 and block.count("</memories>") == 1
+
+
+def test_spans_of_one_session_in_a_row_share_one_header() -> None:
+    first, last = ctx("1", 0, ("D1:1",), S1), ctx("1", 4, ("D1:5",), S1)
+    hits = (ContextHit(first, 0.9, rank=1), ContextHit(last, 0.8, rank=2), ContextHit(C, 0.5, rank=3))
+    block = render_prompt(SearchResult("Who did Ana paint?", hits, (), reading_order=(0, 1, 2)))
+    heads = [line for line in block.splitlines() if line.startswith("## ")]
+    assert heads == [f"## {S1} · session 1", f"## {S2} · session 2"], "two spans of session 1, one header"
+    assert turn_ids_in(block) == ["D1:1", "D1:5", "D2:1", "D2:2", "D2:3"], "each message still names itself"
+    assert "3 excerpts in conversation order" in block
+
+
+def _said(cid: str, session: str, tid: str, speaker: str, text: str) -> Context:
+    return Context(cid, session, 0, (tid,), S1, f'DATE: {S1}\n{speaker} said, "{text}"')
+
+
+def test_what_the_questions_speaker_says_nothing_in_is_packed_after_their_own_words() -> None:
+    """For a question about the user, a reply the ``own-words`` stage lowered yields the budget to the user's
+    own message though it ranked above it; for a question about what the assistant said it stays first."""
+    reply = _said("c-r", "1", "D1:2", "assistant", "Well done on the marathon! " * 6)
+    told = _said("c-t", "2", "D2:1", "user", "I got a ballot place for London in April.")
+    asked = _said("c-a", "3", "D3:1", "user", "Which shoes should I buy?")
+    hits = (
+        ContextHit(reply, 0.9, rank=1, adjustments=(("own-words", -0.1),)),
+        ContextHit(told, 0.8, rank=2),
+        ContextHit(asked, 0.7, rank=3),
+    )
+    result = SearchResult("Which marathon is the user training for?", hits, (), reading_order=(0, 1, 2))
+    budget = len(render_prompt(SearchResult(result.query, hits[1:], (), reading_order=(0, 1)))) + 10
+    assert turn_ids_in(render_prompt(result, max_chars=budget)) == ["D2:1", "D3:1"]
+    assert turn_ids_in(render_prompt(SearchResult(result.query, hits, ()))) == ["D1:2", "D2:1", "D3:1"], "room: all"
+    about_reply = (
+        ContextHit(told, 0.9, rank=1, adjustments=(("own-words", -0.1),)),
+        ContextHit(reply, 0.8, rank=2),
+        ContextHit(asked, 0.7, rank=3, adjustments=(("own-words", -0.1),)),
+    )
+    advice = SearchResult("What did the assistant say about my marathon?", about_reply, (), reading_order=(0, 1, 2))
+    one = len(render_prompt(SearchResult(advice.query, about_reply[:1], ())))
+    assert turn_ids_in(render_prompt(advice, max_chars=one + 5))[:1] == ["D2:1"], "about the assistant: rank order"

@@ -9,7 +9,7 @@ from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.memory import Memory
 from anchormem.model import Context, ContextHit, Fact, FactHit, SearchResult
-from anchormem.render.excerpt import asks, excerpt, units
+from anchormem.render.excerpt import SHORT_CHARS, asks, excerpt, units
 
 FILLER = (
     "The weather has been grey all week and the trains were late again. "
@@ -44,6 +44,24 @@ def test_a_kept_question_keeps_its_answer_and_the_question_finds_a_sentence_no_a
         commute, ["user: The weather has been grey all week and the trains were late again."], "How do I get to Derby?"
     )
     assert shown is not None and "train to Derby" in shown
+
+
+def test_a_third_anchor_is_kept_while_the_excerpt_stays_short_and_never_a_question() -> None:
+    hi, ill = "Hi, I'm Helen.", "She has early Alzheimer's."
+    joan = "I need a medication chart for my mum, Joan, who is 84."
+    text = f"{hi} {joan} {FILLER}{ill} {FILLER}"
+    anchors = [f"user: {hi}", f"user: {ill}", f"user: {joan}"]
+    shown = excerpt(text, anchors, "What is the name of my mother?") or ""
+    assert hi in shown and ill in shown and joan in shown, "three short anchor sentences: the third is kept"
+    long_ill = "She has early Alzheimer's, " + ", ".join(["and she keeps forgetting her tablets"] * 7) + "."
+    assert len(hi) + len(long_ill) + len(joan) > SHORT_CHARS > len(hi) + len(ill) + len(joan)
+    shown = (
+        excerpt(f"{hi} {joan} {long_ill} {FILLER}", [f"user: {hi}", f"user: {long_ill}", f"user: {joan}"], "?") or ""
+    )
+    assert hi in shown and long_ill in shown and joan not in shown, "over SHORT_CHARS: two anchors, as before"
+    asked = "Can you make the chart bigger?"
+    shown = excerpt(f"{hi} {asked} {FILLER}{ill} {FILLER}", [f"user: {hi}", f"user: {ill}", f"user: {asked}"], "?")
+    assert shown is not None and asked not in shown, "a question is never the third"
 
 
 def test_an_anchor_that_only_asks_yields_to_one_that_states_something() -> None:

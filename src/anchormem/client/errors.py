@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from anchormem.errors import AccessDeniedError, AnchorMemError, InputError, NotFoundError, ServiceError
-from anchormem.wire.error_codes import CLIENT_ERRORS
+from anchormem.wire.error_codes import client_errors
 
 
 def _by_status(status: int) -> type[AnchorMemError]:
@@ -27,7 +27,7 @@ def _by_status(status: int) -> type[AnchorMemError]:
 
 def error_from_code(code: str, message: str, status: int) -> AnchorMemError:
     """The library error for the service's error ``code`` (by ``status`` if the code is unknown)."""
-    kind = CLIENT_ERRORS.get(code) or _by_status(status)
+    kind = client_errors().get(code) or _by_status(status)
     error = kind(message or f"the service answered HTTP {status}")
     error.status = status  # type: ignore[attr-defined]
     error.code = code  # type: ignore[attr-defined]

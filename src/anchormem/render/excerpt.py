@@ -8,7 +8,10 @@ context's anchors (the offline anchors are the message's own sentences, "user: I
 an LLM's fact is matched by its words), and where none does the sentence that shares most words with the
 question, each with ``…`` where text is left out. The anchors that only ask ("How do I handle the old gift
 cards?") come after those that state something: a question is shaped like the question searched for, so it
-often ranks first, but it is a request and never holds the fact; the statement beside it does.
+often ranks first, but it is a request and never holds the fact; the statement beside it does. Two anchor
+sentences are kept, and a third that states something while the three stay within ``SHORT_CHARS``: a fact
+told in passing is often the third anchor of its message ("Hi, I'm Helen." ranks first for "What is my
+mother's name?", "…for my mum, Joan, who's 84…" third), and a short one costs the block little.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)|\n+")
 _SPEAKER = re.compile(r"^[^:\n]{1,60}:\s")
 _CUT = "…"
-MAX_UNITS = 2  # sentences kept of one message
+MAX_UNITS = 2  # anchor sentences kept of one message; a third while they stay within SHORT_CHARS
+SHORT_CHARS = 280
 MIN_WORDS = 3  # a sentence shorter than this joins the one before it
 
 
@@ -56,23 +60,28 @@ def asks(anchor: str) -> bool:
 
 def choose(sentences: Sequence[str], anchors: Sequence[str], query: str) -> list[int]:
     """Indices (in order) of the sentences to keep: those that hold an anchor's text (its speaker prefix
-    dropped), best anchor first among those that state something, then those that only ask (:func:`asks`),
-    at most ``MAX_UNITS``; then the sentence sharing most terms with the
-    question, where it shares any (ties: the earlier), or with the anchors where nothing else was kept;
-    and after a kept question ("What date had you agreed?") the sentence that follows it, its answer."""
+    dropped), best anchor first among those that state something, then those that only ask (:func:`asks`), at
+    most ``MAX_UNITS`` and one more that states something while they stay within ``SHORT_CHARS``; then the
+    sentence sharing most terms with the question, where it shares any (ties: the earlier), or with the anchors
+    where nothing else was kept; and after a kept question ("What date had you agreed?") the sentence that
+    follows it, its answer."""
     if not sentences:
         return []
     normed = [_norm(s) for s in sentences]
     keep: list[int] = []
-    for anchor in [a for a in anchors if not asks(a)] + [a for a in anchors if asks(a)]:
+    stating = [a for a in anchors if not asks(a)]
+    for anchor in stating + [a for a in anchors if asks(a)]:
         said = _norm(_SPEAKER.sub("", anchor, count=1))
         if not said:
             continue
         for i, sentence in enumerate(normed):
             if i not in keep and (said in sentence or (len(sentence) > 20 and sentence in said)):
-                keep.append(i)
+                if len(keep) < MAX_UNITS or (
+                    anchor in stating and sum(len(sentences[j]) for j in keep) + len(sentences[i]) <= SHORT_CHARS
+                ):
+                    keep.append(i)
                 break
-        if len(keep) >= MAX_UNITS:
+        if len(keep) >= MAX_UNITS + 1:
             break
     asked = _terms(query)
     wanted = asked if keep else asked | {t for a in anchors for t in _terms(_SPEAKER.sub("", a, count=1))}

@@ -1,18 +1,19 @@
 """A search result as one prompt-ready block within a character budget.
 
-The best contexts are taken first (by rank): whole while the block stays within ``WHOLE_SHARE`` of
-``max_chars`` (all of it for a question about what the assistant said), then by the sentences of each
-long message that hold the context's anchors (``User (excerpt): "…I started at Halden in May. …"``,
-:mod:`anchormem.render.excerpt`) while the block fits, so a fact told in passing inside a long message
-reaches the block beside more messages; an excerpted context is shown whole again, best first, where
-the budget still allows. Windows of one session that share a message (a whole message, or passages of
-one long message) are merged into one span under one header, so no piece appears twice, while two
-passages of one message stay two pieces. Spans are shown in conversation order, each headed by its
-date and its session (not by its messages: each message line names itself by its label) and each
-message line names its speaker (``Ana: "…"``; a role without a name as ``User`` / ``Assistant``, or as
-``names`` says). A passage shows only itself, marked as a part of its message (``Assistant (part 2 of 5): "…text…"``).
-Where the result compared statements on the query's subject by date (``ContextHit.latest``), a
-span is marked ``latest`` or ``earlier``. Events follow, best first, as long as they fit.
+The best contexts are taken first (by rank; for a question about one speaker, the contexts in which that speaker
+says nothing, which the ``own-words`` stage lowered, after all the others): whole while the block stays within
+``WHOLE_SHARE`` of ``max_chars`` (all of it for a question about what the assistant said), then by the sentences
+of each long message that hold the context's anchors (``User (excerpt): "…I started at Halden in May. …"``,
+:mod:`anchormem.render.excerpt`) while the block fits, so a fact told in passing inside a long message reaches
+the block beside more messages; an excerpted context is shown whole again, best first, where the budget still
+allows. Windows of one session that share a message (a whole message, or passages of one long message) are
+merged into one span under one header, so no piece appears twice, while two passages of one message stay two
+pieces. Spans are shown in conversation order, each headed by its date and its session (not by its messages:
+each message line names itself by its label; spans of one session in a row share one header) and each message
+line names its speaker (``Ana: "…"``; a role without a name as ``User`` / ``Assistant``, or as ``names`` says).
+A passage shows only itself, marked as a part of its message (``Assistant (part 2 of 5): "…text…"``). Where the
+result compared statements on the query's subject by date (``ContextHit.latest``), a span is marked ``latest``
+or ``earlier``. Events follow, best first, as long as they fit.
 
 Labels are the turn ids where they are readable (``D1:3``, ids the caller gave); ids anchormem
 generated (``t-`` and 16 hex digits) are shown as ``#1``, ``#2``, … in block order instead, and
@@ -106,6 +107,8 @@ def render_block(
         return PromptBlock("")
     view = _View(result, _Style(names or {}, cite_ids))
     hits = list(result.contexts)
+    if not about_assistant(result, view):  # the question's speaker's own words are taken first
+        hits = [h for h in hits if not _not_own(h)] + [h for h in hits if _not_own(h)]
     block = _render(view, hits)
     kept = hits
     if len(block.text) > budget:
@@ -256,6 +259,7 @@ def _render(view: _View, hits: list[ContextHit], n_events: int = 0) -> PromptBlo
     labels: dict[str, str] = {}  # turn id -> label, in block order
     generated = 0
     body: list[str] = []
+    last_header = ""
     for span in spans:
         lines = _span_lines(span, view)
         for line in lines:
@@ -267,7 +271,10 @@ def _render(view: _View, hits: list[ContextHit], n_events: int = 0) -> PromptBlo
                 else:
                     generated += 1
                     labels[tid] = f"#{generated}"
-        body.append(_header(span, several))
+        header = _header(span, several)
+        if header != last_header:  # two spans of one session in a row share their header
+            body.append(header)
+            last_header = header
         body.extend(_line_text(line, labels, style.names, view) for line in lines)
     if body:
         blocks.append("\n".join([OPEN, *body, CLOSE]))
@@ -314,6 +321,11 @@ def _span_lines(span: Span, view: _View) -> list[Line]:
             elif line.piece not in out:
                 out[line.piece] = line
     return list(out.values())
+
+
+def _not_own(hit: ContextHit) -> bool:
+    """Whether the ``own-words`` stage lowered ``hit``: the question's speaker says nothing in it."""
+    return dict(hit.adjustments).get("own-words", 0.0) < 0
 
 
 def about_assistant(result: SearchResult, view: _View | None = None) -> bool:

@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from anchormem.errors import AnchorMemError
-from anchormem.wire.error_codes import HTTP_CODES, LIBRARY_ERRORS
+from anchormem.wire.error_codes import http_codes, library_errors
 
 log = logging.getLogger("anchormem.server")
 
@@ -33,7 +33,7 @@ class ApiError(StarletteHTTPException):
 
 def classify(exc: AnchorMemError) -> tuple[int, str]:
     """The HTTP status and stable code of a library error."""
-    for kind, status, code in LIBRARY_ERRORS:
+    for kind, status, code in library_errors():
         if isinstance(exc, kind):
             return status, code
     return 500, "internal_error"
@@ -69,7 +69,7 @@ async def _library_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    code = getattr(exc, "code", None) or HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
+    code = getattr(exc, "code", None) or http_codes().get(exc.status_code, f"http_{exc.status_code}")
     message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
     return _json(exc.status_code, code, message, headers=getattr(exc, "headers", None))
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from anchormem.eval.answers.tasks import KeyEntry
 from anchormem.eval.metrics import bleu1, f1_score
+from anchormem.model.reports import Tally
 
 __all__ = ["Cell", "format_by_kind", "format_proxy", "format_scores", "proxy_table", "score_table"]
 
@@ -18,7 +19,9 @@ ORDER = ("stable", "current", "earlier", "date", "multi", "multi-hop", "temporal
 
 
 @dataclass
-class Cell:
+class Cell(Tally):
+    """Counts of the tasks of one system, spelling and kind (one task: a cell whose ``n`` is 1)."""
+
     n: int = 0
     right: int = 0
     f1: float = 0.0
@@ -39,19 +42,24 @@ def score_table(
     for task_id, verdict in verdicts.items():
         entry = key[task_id]
         answer = str(answers.get(task_id, ""))
-        for kind in (entry.kind, "all"):
-            cell = cells[(entry.system, entry.spelling, kind)]
-            cell.n += 1
-            cell.right += bool(verdict)
-            cell.f1 += f1_score(answer, entry.answer)
-            cell.bleu1 += bleu1(answer, entry.answer)
-            cell.evidence_shown += entry.evidence_shown
-            if not verdict:
-                if entry.evidence_shown:
-                    cell.wrong_shown += 1
-                else:
-                    cell.wrong_hidden += 1
+        shown = bool(entry.evidence_shown)
+        graded = Cell(
+            n=1,
+            right=int(bool(verdict)),
+            f1=f1_score(answer, entry.answer),
+            bleu1=bleu1(answer, entry.answer),
+            evidence_shown=int(shown),
+            wrong_shown=int(not verdict and shown),
+            wrong_hidden=int(not verdict and not shown),
+        )
+        _count(cells, entry, graded)
     return dict(cells)
+
+
+def _count(cells: dict[tuple[str, str, str], Cell], entry: KeyEntry, task: Cell) -> None:
+    """Add one task's cell to its kind's and to ``all`` of its system and spelling."""
+    for kind in (entry.kind, "all"):
+        cells[(entry.system, entry.spelling, kind)].add(task)
 
 
 def _kinds(cells: Mapping[tuple[str, str, str], Cell]) -> list[str]:
@@ -117,11 +125,7 @@ def proxy_table(key: Mapping[str, KeyEntry]) -> dict[tuple[str, str, str], Cell]
     cells: dict[tuple[str, str, str], Cell] = defaultdict(Cell)
     for entry in key.values():
         hit = entry.terms_shown if entry.terms_shown is not None else entry.evidence_shown
-        for kind in (entry.kind, "all"):
-            cell = cells[(entry.system, entry.spelling, kind)]
-            cell.n += 1
-            cell.right += bool(hit)
-            cell.evidence_shown += entry.evidence_shown
+        _count(cells, entry, Cell(n=1, right=int(bool(hit)), evidence_shown=int(entry.evidence_shown)))
     return dict(cells)
 
 
