@@ -31,7 +31,8 @@ def test_add_search_stats_list_get(capsys: pytest.CaptureFixture[str], tmp_path:
     result = json.loads(out)
     assert code == 0 and "D1:1" in result["turn_ids"] and result["contexts"][0]["context"]["turn_ids"]
     assert [h["rank"] for h in result["contexts"]] == list(range(1, len(result["contexts"]) + 1))
-    assert [h["score"] for h in result["contexts"]] == sorted((h["score"] for h in result["contexts"]), reverse=True)
+    scores = [h["score"] for h in result["contexts"]]  # in the selection's order: a repeat may score higher, rank lower
+    assert scores[0] == max(scores), "the selection takes the best-scored context first"
     assert sorted(result["reading_order"]) == list(range(len(result["contexts"])))
     assert all("latest" in h and "newer" in h for h in result["contexts"])
     code, out, _ = run(capsys, "search", "name of Ana's dog", "--user", "u", *base)
