@@ -126,3 +126,26 @@ def test_a_fact_told_in_passing_inside_a_long_message_reaches_a_small_block(sett
         assert len(block.text) <= 520
     finally:
         memory.close()
+
+
+def test_an_llm_fact_is_shown_by_the_sentence_that_says_it_in_its_words() -> None:
+    """An LLM's fact names its subject and keeps names, places and dates exactly, but it is not a sentence of the
+    message: the excerpt shows the sentence that shares most of its words, as it shows a verbatim anchor's."""
+    job = "On the brighter side, I've said yes to the manager post at Hollins Pharmacy, starting 1 July."
+    text = f"Well, that's dead. {FILLER}{job} {FILLER}"
+    fact = "The user accepted the manager post at Hollins Pharmacy, starting on 1 July 2025."
+    shown = excerpt(text, [], "Where does the user work now?", [fact]) or ""
+    assert job in shown and "Well, that's dead." not in shown
+    assert job not in (excerpt(text, [], "Where does the user work now?") or ""), "without the fact: not found"
+    unrelated = "The user likes cats."
+    assert job not in (excerpt(text, [], "?", [unrelated]) or ""), "a fact that shares fewer words says nothing here"
+    hits = tuple(long_context(n, f) for n, f in enumerate(FACTS, 1))
+    llm = ContextHit(
+        Context("c9", "9", 0, ("D9:1",), "8 May, 2024", f'DATE: 8 May, 2024\nuser said, "{text}"'),
+        0.5,
+        anchors=(FactHit(Fact("f9", "c9", fact, "llm"), 0.5),),
+        rank=7,
+    )
+    block = SearchResult("Where does the user work now?", (*hits, llm), (), reading_order=tuple(range(7)))
+    shown = block.prompt(max_chars=2_400).text
+    assert job in shown and "(excerpt)" in shown, "in the block too, by the LLM fact's source"

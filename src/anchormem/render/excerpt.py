@@ -5,7 +5,9 @@ request, a pasted letter or a 300-word reply is one sentence of it. Shown whole,
 budget on the other sentences and leaves out the next message that holds evidence; shown by "part 1 of 2"
 it may miss the fact altogether. :func:`excerpt` keeps, of a message's text, the sentences that hold the
 context's anchors (the offline anchors are the message's own sentences, "user: I work at Halden now";
-an LLM's fact is matched by its words), and where none does the sentence that shares most words with the
+an LLM's fact, "The user accepted the manager post at Hollins Pharmacy on 1 July 2025.", is no sentence of
+the message but keeps its names, places and dates: it stands for the sentence that shares most of its
+words, at least ``MIN_SHARED``), and where none does the sentence that shares most words with the
 question, each with ``…`` where text is left out. The anchors that only ask ("How do I handle the old gift
 cards?") come after those that state something: a question is shaped like the question searched for, so it
 often ranks first, but it is a request and never holds the fact; the statement beside it does. Two anchor
@@ -27,6 +29,7 @@ _SPEAKER = re.compile(r"^[^:\n]{1,60}:\s")
 _CUT = "…"
 MAX_UNITS = 2  # anchor sentences kept of one message; a third while they stay within SHORT_CHARS
 SHORT_CHARS = 280
+MIN_SHARED = 2  # words an LLM's fact shares with the sentence it stands for
 MIN_WORDS = 3  # a sentence shorter than this joins the one before it
 
 
@@ -58,7 +61,7 @@ def asks(anchor: str) -> bool:
     return bool(said) and all(s.rstrip(" \"'”’)]").endswith("?") for s in said)
 
 
-def choose(sentences: Sequence[str], anchors: Sequence[str], query: str) -> list[int]:
+def choose(sentences: Sequence[str], anchors: Sequence[str], query: str, worded: Sequence[str] = ()) -> list[int]:
     """Indices (in order) of the sentences to keep: those that hold an anchor's text (its speaker prefix
     dropped), best anchor first among those that state something, then those that only ask (:func:`asks`), at
     most ``MAX_UNITS`` and one more that states something while they stay within ``SHORT_CHARS``; then the
@@ -83,6 +86,14 @@ def choose(sentences: Sequence[str], anchors: Sequence[str], query: str) -> list
                 break
         if len(keep) >= MAX_UNITS + 1:
             break
+    for fact in worded:  # an LLM's fact, in its own words: the sentence that shares most of them
+        if len(keep) >= MAX_UNITS:
+            break
+        words = _terms(fact)
+        shared = [len(words & _terms(s)) if i not in keep else 0 for i, s in enumerate(sentences)]
+        found = max(range(len(sentences)), key=lambda i: (shared[i], -i))
+        if shared[found] >= MIN_SHARED:
+            keep.append(found)
     asked = _terms(query)
     wanted = asked if keep else asked | {t for a in anchors for t in _terms(_SPEAKER.sub("", a, count=1))}
     overlap = [len(wanted & _terms(s)) for s in sentences]
@@ -95,11 +106,11 @@ def choose(sentences: Sequence[str], anchors: Sequence[str], query: str) -> list
     return sorted(keep)
 
 
-def excerpt(text: str, anchors: Sequence[str], query: str) -> str | None:
+def excerpt(text: str, anchors: Sequence[str], query: str, worded: Sequence[str] = ()) -> str | None:
     """The sentences of ``text`` :func:`choose` keeps, joined, with ``…`` where text is left out; None when
     they are the whole text (nothing to leave out)."""
     sentences = units(text)
-    keep = choose(sentences, anchors, query)
+    keep = choose(sentences, anchors, query, worded)
     if len(keep) == len(sentences):
         return None
     parts: list[str] = []

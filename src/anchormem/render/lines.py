@@ -4,6 +4,7 @@ is, and its quoted text; a long message shown by the sentences that hold the con
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from anchormem.render.excerpt import excerpt
@@ -79,12 +80,13 @@ def parse_lines(hit: ContextHit) -> list[Line]:
     return out
 
 
-def excerpt_line(line: Line, anchors: list[str], query: str) -> Line:
-    """``line`` shown by the sentences that hold the anchors (a short message stays whole)."""
+def excerpt_line(line: Line, anchors: list[str], query: str, worded: Sequence[str] = ()) -> Line:
+    """``line`` shown by the sentences that hold the anchors, or that say what an LLM's ``worded`` facts say
+    (:func:`anchormem.render.excerpt.choose`); a short message stays whole."""
     text = "\n".join(line.body)
     if len(text) <= EXCERPT_ABOVE or not (text.startswith('"') and text.endswith('"')):
         return line
-    shown = excerpt(text[1:-1].strip(CUT), anchors, query)
+    shown = excerpt(text[1:-1].strip(CUT), anchors, query, worded)
     if shown is None:
         return line
     return replace(line, body=[f'"{shown}"'], part=line.part or " (excerpt)")

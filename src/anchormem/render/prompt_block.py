@@ -52,6 +52,7 @@ __all__ = [
     "turn_lines",
 ]
 
+VERBATIM = ("offline", "provisional")  # anchors that are a speaker's own words (model.VERBATIM_SOURCES)
 _GENERATED_ID = re.compile(r"^t-[0-9a-f]{16}$")
 ROLE_NAMES = {"user": "User", "assistant": "Assistant", "system": "System", "developer": "Developer", "tool": "Tool"}
 DATA_NOTE = (
@@ -159,8 +160,9 @@ class _View:
         lines = self.lines(hit, whole=True) if excerpted else parse_lines(hit)
         if not excerpted:
             return lines
-        anchors = [a.fact.text for a in hit.anchors]
-        return [excerpt_line(line, anchors, self.result.query) for line in lines]
+        anchors = [a.fact.text for a in hit.anchors if a.fact.source in VERBATIM]
+        worded = [a.fact.text for a in hit.anchors if a.fact.source not in VERBATIM]
+        return [excerpt_line(line, anchors, self.result.query, worded) for line in lines]
 
     def escaped(self, line: Line) -> list[str]:
         """The line's quoted text, defused (once per line: a budget renders the block several times)."""

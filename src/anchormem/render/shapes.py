@@ -36,9 +36,16 @@ class _Text(Protocol):
     def text(self) -> str: ...
 
 
+class _Fact(Protocol):
+    @property
+    def text(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+
+
 class _Anchor(Protocol):
     @property
-    def fact(self) -> _Text: ...
+    def fact(self) -> _Fact: ...
 
 
 class ContextHit(Protocol):
