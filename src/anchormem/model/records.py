@@ -88,6 +88,11 @@ class Fact:
     text: str
     source: FactSource = "llm"
 
+    @property
+    def verbatim(self) -> bool:
+        """Whether the fact is a speaker's own words ("user: I moved."), not an LLM's (``VERBATIM_SOURCES``)."""
+        return self.source in VERBATIM_SOURCES
+
 
 @dataclass(frozen=True)
 class Event:

@@ -52,7 +52,6 @@ __all__ = [
     "turn_lines",
 ]
 
-VERBATIM = ("offline", "provisional")  # anchors that are a speaker's own words (model.VERBATIM_SOURCES)
 _GENERATED_ID = re.compile(r"^t-[0-9a-f]{16}$")
 ROLE_NAMES = {"user": "User", "assistant": "Assistant", "system": "System", "developer": "Developer", "tool": "Tool"}
 DATA_NOTE = (
@@ -108,12 +107,13 @@ def render_block(
         return PromptBlock("")
     view = _View(result, _Style(names or {}, cite_ids))
     hits = list(result.contexts)
-    if not about_assistant(result, view):  # the question's speaker's own words are taken first
-        hits = [h for h in hits if not _not_own(h)] + [h for h in hits if _not_own(h)]
     block = _render(view, hits)
     kept = hits
     if len(block.text) > budget:
-        share = 1.0 if about_assistant(result, view) else WHOLE_SHARE
+        assistant = about_assistant(result, view)
+        share = 1.0 if assistant else WHOLE_SHARE
+        if not assistant:  # the question's speaker's own words are taken first
+            hits = [h for h in hits if not _not_own(h)] + [h for h in hits if _not_own(h)]
         fits = _longest_fitting_run(view, hits, int(budget * share))
         if fits == 0 and hits:
             view.cut.add(id(hits[0]))  # the best context alone is over the whole-share: its excerpt
@@ -160,8 +160,8 @@ class _View:
         lines = self.lines(hit, whole=True) if excerpted else parse_lines(hit)
         if not excerpted:
             return lines
-        anchors = [a.fact.text for a in hit.anchors if a.fact.source in VERBATIM]
-        worded = [a.fact.text for a in hit.anchors if a.fact.source not in VERBATIM]
+        anchors = [a.fact.text for a in hit.anchors if a.fact.verbatim]
+        worded = [a.fact.text for a in hit.anchors if not a.fact.verbatim]
         return [excerpt_line(line, anchors, self.result.query, worded) for line in lines]
 
     def escaped(self, line: Line) -> list[str]:
@@ -335,8 +335,8 @@ def about_assistant(result: SearchResult, view: _View | None = None) -> bool:
     contexts in which the question's speaker says nothing, and that speaker is the assistant ("What did
     you suggest?"). Its advice sits in lists and steps of long replies, which are then shown whole."""
     read = view.lines if view is not None else parse_lines
-    lowered = [h for h in result.contexts if dict(h.adjustments).get("own-words", 0.0) < 0]
-    others = [h for h in result.contexts if all(h is not low for low in lowered)]
+    lowered = [h for h in result.contexts if _not_own(h)]
+    others = [h for h in result.contexts if not _not_own(h)]
     if not lowered or not others:
         return False
     speaking = set.intersection(*({line.speaker for line in read(h)} for h in others))
