@@ -18,6 +18,7 @@ from anchormem.llm.fake import FakeLLM
 from anchormem.memory import Memory
 from anchormem.model import SearchResult
 from anchormem.prompts import events as events_prompt
+from anchormem.search.rerank.supersession import shows_change
 from tests.maya import MOVE, TopicEmbedder, all_sessions, chat, recorded
 
 
@@ -246,3 +247,68 @@ def test_change_probes_find_a_move_told_in_other_words(tmp_path: Path) -> None:
         calls = llm.calls
         mem.add(all_sessions(), user_id="maya")  # nothing new: no fact to probe around, no call
         assert llm.calls == calls
+
+
+# a restatement the model listed as a change (as it did for 9 of its 16 links on a dev set): the same club, day and
+# place said again in other words; and a real change with a value on each side
+RESTATED = {
+    "meets at the Ateneo": ["Maya's chess club meets at the Ateneo on Tuesdays."],
+    "still at the Ateneo": ["Maya's chess club still meets on Tuesdays at the Ateneo."],
+}
+RESTATED_EVENT = (
+    "Maya's chess club meets at the Ateneo on Tuesdays, as she said again later.",
+    ("Maya's chess club still meets on Tuesdays at the Ateneo.", "Maya's chess club meets at the Ateneo on Tuesdays."),
+)
+
+
+def _restating(messages: list[Any]) -> str:
+    content = messages[-1]["content"]
+    if "Key fact:" not in content:
+        excerpt = content.rsplit("Excerpt:", 1)[-1]
+        found = [fact for phrase, facts in RESTATED.items() if phrase in excerpt for fact in facts]
+        return json.dumps(found) if found else recorded(messages)
+    newer, older = RESTATED_EVENT[1]
+    keys = [line.split("<fact>")[1].split("</fact>")[0] for line in content.splitlines() if "<fact>" in line]
+    if set(keys) != {newer, older}:
+        return recorded(messages)
+    number = {f: i for i, f in enumerate(keys, 1)}
+    changes = [{"newer": number[newer], "older": number[older], "kind": "change"}]
+    return json.dumps({"event": RESTATED_EVENT[0], "changes": changes})
+
+
+def test_a_link_between_two_wordings_of_one_value_gives_no_mark(tmp_path: Path) -> None:
+    settings = Settings.load(env={}, store=str(tmp_path / "restated.db"), embed__backend="hash")
+    said = chat(
+        ("2024-05-01T09:00:00", "My chess club meets at the Ateneo on Tuesdays."),
+        ("2024-09-20T18:00:00", "The club is still at the Ateneo on Tuesdays, with more players now."),
+    )
+    with Memory(settings, embedder=TopicEmbedder(), llm=FakeLLM(_restating, model="recorded-llm")) as memory:
+        memory.add(said, user_id="maya")
+        [event] = memory.events(user_id="maya")
+        facts = {f.id: f.text for f in memory.facts(user_id="maya")}
+        assert [(facts[a], facts[b], kind) for a, b, kind in event.supersedes] == [(*RESTATED_EVENT[1], "change")]
+        result = memory.search("When does the chess club meet?", user_id="maya")
+        assert len(result.contexts) == 2
+        assert all(h.latest is None and not h.newer for h in result.contexts)  # the link stays, unread
+        assert all(dict(h.adjustments).get("recency", 0.0) == 0.0 for h in result.contexts)
+
+
+CORRECTED = "Maya's chess club meets on Thursdays, not Tuesdays."
+
+
+@pytest.mark.parametrize(
+    ("newer", "older", "kind", "shown"),
+    [
+        ("Maya moved to Carabanchel in September 2024.", "Maya lives in Lavapiés.", "change", True),
+        ("The user takes atorvastatin 40 mg.", "The user takes atorvastatin 20 mg.", "change", True),
+        (CORRECTED, "Maya's chess club meets on Tuesdays.", "correction", True),
+        (CORRECTED, "Maya's chess club meets on Tuesdays.", "change", False),
+        ("Elaine's full name is Elaine Pritchard.", "Elaine's full name is Mrs Elaine Pritchard.", "change", False),
+        ("The user still has the ACS paper to write.", "The user has the ACS paper to write.", "change", False),
+        ("Maya's cat Pico turned three.", "Maya has a cat named Pico.", "change", False),
+    ],
+)
+def test_a_link_is_read_where_each_fact_holds_a_value_the_other_lacks(
+    newer: str, older: str, kind: str, shown: bool
+) -> None:
+    assert shows_change(newer, older, kind) is shown
