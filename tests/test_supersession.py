@@ -312,3 +312,26 @@ def test_a_link_is_read_where_each_fact_holds_a_value_the_other_lacks(
     newer: str, older: str, kind: str, shown: bool
 ) -> None:
     assert shows_change(newer, older, kind) is shown
+
+
+def _with_work(messages: list[Any]) -> str:
+    content = messages[-1]["content"]
+    if "Key fact:" in content or "at the Prado" not in content.rsplit("Excerpt:", 1)[-1]:
+        return recorded(messages)
+    return json.dumps(["Maya lives in Lavapiés.", "Maya works as a guide at the Prado."])
+
+
+def test_a_context_is_earlier_only_for_the_fact_that_was_replaced(tmp_path: Path) -> None:
+    settings = Settings.load(env={}, store=str(tmp_path / "work.db"), embed__backend="hash")
+    said = chat(
+        ("2024-03-02T10:00:00", "I live in Lavapiés and I work as a guide at the Prado."),
+        ("2024-09-20T18:00:00", "We finally moved to Carabanchel last week!"),
+    )
+    with Memory(settings, embedder=TopicEmbedder(), llm=FakeLLM(_with_work, model="recorded-llm")) as memory:
+        memory.add(said, user_id="maya")
+        assert any(e.supersedes for e in memory.events(user_id="maya"))
+        home = marks(memory.search("Where does Maya live?", user_id="maya"))
+        assert home[said[0]["text"]] == (False, [said[1]["text"]])
+        # asked about her work, the older context answers with a fact nothing replaced: no mark
+        work = marks(memory.search("What does Maya do at the Prado?", user_id="maya"))
+        assert work[said[0]["text"]] == (None, [])
