@@ -83,8 +83,9 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
     machine 2 threads gave 2.9 ms against 4.6 ms, but with anything else busy — another process, or
     torch's spinning threads in the same one — 1 thread was twice as fast). A call of at most
     :data:`ALONE_UP_TO` texts (an add's facts) runs each text alone on that session, ``batch_threads`` texts
-    at a time; larger calls run in padded batches on a second session with ``batch_threads`` (default: the
-    machine's cores, at most 4), sorted by length so that little padding is computed. ``cache_dir`` holds
+    at a time, the longest first; larger calls run in padded batches on a second session with
+    ``batch_threads`` (default: the machine's cores, at most 4), sorted by length so that little padding is
+    computed. ``cache_dir`` holds
     the built ONNX file (default ``~/.cache/anchormem/onnx``).
     """
 
