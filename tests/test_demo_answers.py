@@ -2,12 +2,13 @@
 shipped, on the offline default (offline anchors, the default recipe), the first context each search returns.
 
 Run with the tests' hash embedder and, where the bundled all-MiniLM-L6-v2 is installed (``slow``), with the
-embedder the demo itself runs on. Two questions are known misses on the offline path (issue 32, item 6), marked
-``xfail(strict=True)`` so the day the first result holds their answer the test fails until the mark goes. Both
-times the first window states the question's premise in the question's own words (the pottery class, the job at
-the museum) and the answer is told in other words (the "mug" "glazed" "in class" "for you"; "I restore the old
-wooden boat models" in reply to "What do you do there?"): both signals, the anchors' cosine and BM25, rank the
-premise first by a wide margin (relevance 1.0 against 0.57 for the mug's window with MiniLM).
+embedder the demo itself runs on. One question is a known miss on the offline path (issue 32, item 6), marked
+``xfail(strict=True)`` so the day the first result holds its answer the test fails until the mark goes: the first
+window states the question's premise in the question's own words (the pottery class) and the answer is told in
+other words (the "mug" "glazed" "in class" "for you"): both signals, the anchors' cosine and BM25, rank the premise
+first by a wide margin (relevance 1.0 against 0.57 for the mug's window with MiniLM). The museum question's answer
+is the reply to "What do you do there?": of the two windows holding that question, the one the reply follows ranks
+first (``anchormem.search.scoring.reply_side``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ ANSWERS = {
 }
 MISSED = {  # the first result is the window of the question's premise, not of its answer
     "What did Priya make for Tomás in her pottery class?": "'I signed up for a pottery class' outranks 'glazed a mug'",
-    "What does Tomás do at the museum?": "'the new job at the shipyard museum' outranks his reply",
 }
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from anchormem._util.files import lines_limited
 from anchormem.cli.common import flag, open_memory, positive_int, scope_kwargs, subcommand
-from anchormem.cli.remote import local_only, memory_command
+from anchormem.cli.remote import MemoryCommand, argument, local_only, memory_command, memory_commands
 from anchormem.errors import InputError
 from anchormem.wire.scopes import describe, scope_of
 from anchormem.wire.serialize import to_jsonable
@@ -26,11 +26,20 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    with memory_command(
-        sub, "update", "replace one turn's text and re-derive what came from it (the old text is forgotten)", cmd_update
-    ) as p:
-        p.add_argument("turn_id", metavar="TURN_ID", help="the turn's id, e.g. D3:7 (see: anchormem list turns)")
-        p.add_argument("text", metavar="TEXT", help="the turn's new text (- reads it from stdin)")
+    memory_commands(
+        sub,
+        (
+            MemoryCommand(
+                "update",
+                "replace one turn's text and re-derive what came from it (the old text is forgotten)",
+                cmd_update,
+                (
+                    argument("turn_id", metavar="TURN_ID", help="the turn's id, e.g. D3:7 (see: anchormem list turns)"),
+                    argument("text", metavar="TEXT", help="the turn's new text (- reads it from stdin)"),
+                ),
+            ),
+        ),
+    )
     with memory_command(
         sub, "delete", "forget a session, turn or context (and all derived from it), or a whole user", cmd_delete
     ) as p:
@@ -46,12 +55,25 @@ def register(sub: Any) -> None:
         )
         flag(p, "--yes", "-y", help="do not ask before deleting --all (needed when stdin is not a terminal)")
         flag(p, "--dry-run", help="show what the delete would remove (counts and ids) and delete nothing")
-    with memory_command(sub, "history", "the append-only record of changes to a memory", cmd_history, reads=True) as p:
-        p.add_argument("--limit", type=positive_int, help="only the newest N entries")
-    with memory_command(
-        sub, "export", "write a user's memory as JSONL (stdout, or --out FILE)", cmd_export, reads=True
-    ) as p:
-        p.add_argument("--out", help="file to write (written whole, then renamed into place)")
+    memory_commands(
+        sub,
+        (
+            MemoryCommand(
+                "history",
+                "the append-only record of changes to a memory",
+                cmd_history,
+                (argument("--limit", type=positive_int, help="only the newest N entries"),),
+                reads=True,
+            ),
+            MemoryCommand(
+                "export",
+                "write a user's memory as JSONL (stdout, or --out FILE)",
+                cmd_export,
+                (argument("--out", help="file to write (written whole, then renamed into place)"),),
+                reads=True,
+            ),
+        ),
+    )
     with subcommand(
         sub,
         "import",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from anchormem.cli.common import flag, positive_int, scope_kwargs, variant_option
 from anchormem.cli.progress import Bars
-from anchormem.cli.remote import memory_command
+from anchormem.cli.remote import MemoryCommand, argument, memory_command, memory_commands
 from anchormem.cli.search_options import narrowing_kwargs, narrowing_options
 from anchormem.errors import InputError
 from anchormem.text.times import instant, message_time
@@ -76,16 +76,25 @@ def register(sub: Any) -> None:
         p.add_argument("question")
         p.add_argument("--k", type=positive_int, help=K_HELP)
         narrowing_options(p)
-    with memory_command(sub, "stats", "counts of contexts, facts, events and LLM usage", cmd_stats, reads=True):
-        pass
-    with memory_command(sub, "list", "list turns, contexts, facts or events of a memory", cmd_list, reads=True) as p:
-        p.add_argument("kind", choices=KINDS)
-    with memory_command(sub, "get", "show one record by id (c-…, f-…, e-… or a turn id)", cmd_get, reads=True) as p:
-        p.add_argument("id")
-    with memory_command(
-        sub, "users", "list the memories (user / agent / run) in the store", cmd_users, reads=True, scoped=False
-    ):
-        pass
+    memory_commands(
+        sub,
+        (
+            MemoryCommand("stats", "counts of contexts, facts, events and LLM usage", cmd_stats, reads=True),
+            MemoryCommand(
+                "list",
+                "list turns, contexts, facts or events of a memory",
+                cmd_list,
+                (argument("kind", choices=KINDS),),
+                reads=True,
+            ),
+            MemoryCommand(
+                "get", "show one record by id (c-…, f-…, e-… or a turn id)", cmd_get, (argument("id"),), reads=True
+            ),
+            MemoryCommand(
+                "users", "list the memories (user / agent / run) in the store", cmd_users, reads=True, scoped=False
+            ),
+        ),
+    )
 
 
 def cmd_add(mem: Memory | Client, args: argparse.Namespace) -> Any:

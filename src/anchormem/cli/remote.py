@@ -8,14 +8,25 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from anchormem.cli.common import ENV_URL, Handler, remote_options, subcommand, with_memory
 from anchormem.errors import InputError
 
-__all__ = ["ENV_URL", "local_only", "memory_command", "remote_options", "server_url", "via_server_or_local"]
+__all__ = [
+    "ENV_URL",
+    "MemoryCommand",
+    "argument",
+    "local_only",
+    "memory_command",
+    "memory_commands",
+    "remote_options",
+    "server_url",
+    "via_server_or_local",
+]
 
 LOCAL_ONLY = ("store", "config", "llm_url", "llm_model", "llm_key", "embed_backend")
 
@@ -66,6 +77,33 @@ def memory_command(
     memory (:func:`via_server_or_local`); the ``with`` block adds its arguments (see ``subcommand``)."""
     with subcommand(sub, name, help, via_server_or_local(command, reads=reads), scoped=scoped) as p:
         yield p
+
+
+def argument(name: str, **options: Any) -> tuple[str, dict[str, Any]]:
+    """One ``add_argument(name, **options)`` call as data, for a :class:`MemoryCommand`'s ``arguments``."""
+    return name, options
+
+
+@dataclass(frozen=True)
+class MemoryCommand:
+    """A command on a memory as a row of data: what :func:`memory_command` takes, and its arguments when each
+    is one plain ``add_argument`` call (a command that needs an argument group or a shared set of options
+    registers through :func:`memory_command` itself)."""
+
+    name: str
+    help: str
+    command: Callable[[Any, argparse.Namespace], Any]
+    arguments: tuple[tuple[str, dict[str, Any]], ...] = ()
+    reads: bool = False
+    scoped: bool = True
+
+
+def memory_commands(sub: Any, table: Iterable[MemoryCommand]) -> None:
+    """Register every row of ``table``, in its order."""
+    for row in table:
+        with memory_command(sub, row.name, row.help, row.command, reads=row.reads, scoped=row.scoped) as p:
+            for name, options in row.arguments:
+                p.add_argument(name, **options)
 
 
 def _no_key_without_server(args: argparse.Namespace) -> None:

@@ -17,7 +17,14 @@ class Scope(Protocol):
     def run_id(self) -> str | None: ...
 
 
-class _Context(Protocol):
+class _Text(Protocol):
+    """A record the block shows the text of (a context, a fact, an event)."""
+
+    @property
+    def text(self) -> str: ...
+
+
+class _Context(_Text, Protocol):
     @property
     def session(self) -> str: ...
     @property
@@ -26,19 +33,10 @@ class _Context(Protocol):
     def turn_ids(self) -> tuple[str, ...]: ...
     @property
     def date(self) -> str | None: ...
-    @property
-    def text(self) -> str: ...
     def pieces(self) -> tuple[tuple[str, int | None, int | None], ...]: ...
 
 
-class _Text(Protocol):
-    @property
-    def text(self) -> str: ...
-
-
-class _Fact(Protocol):
-    @property
-    def text(self) -> str: ...
+class _Fact(_Text, Protocol):
     @property
     def verbatim(self) -> bool: ...
 
@@ -61,9 +59,7 @@ class ContextHit(Protocol):
     def adjustments(self) -> Sequence[tuple[str, float]]: ...
 
 
-class _Event(Protocol):
-    @property
-    def text(self) -> str: ...
+class _Event(_Text, Protocol):
     @property
     def source(self) -> str: ...
 

@@ -4,21 +4,19 @@ A *recipe* names how candidate contexts are scored and chosen (``RetrievalSettin
 recipes, the ones a user chooses between (experiments register more from ``bench/`` through
 :func:`register_recipe`):
 
-- ``anchormem`` (default): each context gets two signals, a soft maximum of its anchors' (facts')
-  cosines (the best one, raised a little when several come close: a window in which several
-  messages match gains) and BM25 (stemmed) of its text, DATE line included; both are normalised,
-  spread over the turns overlapping windows share (a turn scores its best window, a window the mean of
-  its turns), and averaged; a message parted by length from the long reply to it takes the reply's best
-  passage's value when that is higher (``scoring.exchange_lift``): that is the context's **relevance**, in
-  [0, 1]. The rerank stages
-  (:mod:`anchormem.search.rerank.stage`; ``RetrievalSettings.rerankers``) may then adjust the scores of the
-  most relevant candidates, each within ``rerank_bound``: time counts only between contexts on the same
-  subject (:mod:`anchormem.search.rerank.recency`). Contexts are chosen by maximal marginal relevance over their
-  best anchors' vectors (a context that repeats what a chosen one says gives way to one that adds
-  something), skipping contexts whose turns are all covered, within ``max_contexts`` places and
-  ``max_chars`` characters of context text. The top events are returned beside, except those whose
-  source contexts are all returned already, and an extractive event says only what the returned
-  contexts do not (``query.events``).
+- ``anchormem`` (default): each context gets two signals, a soft maximum of its anchors' (facts') cosines (the best
+  one, raised a little when several come close: a window in which several messages match gains) and BM25 (stemmed) of
+  its text, DATE line included; both are normalised, spread over the turns overlapping windows share (a turn scores
+  its best window, a window the mean of its turns), and averaged; a message parted by length from the long reply to it
+  takes the reply's best passage's value when that is higher, and of two windows whose best anchor is in the turn they
+  share, the one where its reply follows ranks first (``scoring.exchanges``): that is the context's **relevance**, in
+  [0, 1]. The rerank stages (:mod:`anchormem.search.rerank.stage`; ``RetrievalSettings.rerankers``) may then adjust
+  the scores of the most relevant candidates, each within ``rerank_bound``: time counts only between contexts on the
+  same subject (:mod:`anchormem.search.rerank.recency`). Contexts are chosen by maximal marginal relevance over their
+  best anchors' vectors (a context that repeats what a chosen one says gives way to one that adds something), skipping
+  contexts whose turns are all covered, within ``max_contexts`` places and ``max_chars`` characters of context text.
+  The top events are returned beside, except those whose source contexts are all returned already, and an extractive
+  event says only what the returned contexts do not (``query.events``).
 - ``paper``: exactly §4.3 — the top ``k_facts`` facts by cosine, mapped to their contexts
   (deduplicated, in fact order), plus the top ``k_events`` events.
 - ``no-events``: ``anchormem`` without events in the result (the paper's "w/o events" ablation).
@@ -61,7 +59,7 @@ from anchormem.search.scoring import (
     context_max,
     context_soft_max,
     event_votes,
-    exchange_lift,
+    exchanges,
     expansion_terms,
     normalise,
     shared_turn_mean,
@@ -248,7 +246,9 @@ def _relevance(snapshot: ScopeSnapshot, query: str, fact_scores: Scores, events:
     values /= max(total, 1e-12)
     replies: dict[int, int] = {}
     if recipe.shared_turns and n:
-        values, replies = exchange_lift(snapshot, values, [r for r, _ in top_rows(values, max(recipe.pool, 100))])
+        values, replies = exchanges(
+            snapshot, values, lambda v: [r for r, _ in top_rows(v, max(recipe.pool, 100))], fact_scores
+        )
     return Relevance(values, parts, replies)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -131,6 +132,53 @@ def exchange_lift(snapshot: ScopeSnapshot, values: Floats, rows: list[int]) -> t
     return out, lifted
 
 
+def _asks(text: str) -> bool:
+    """Whether a window's last turn ends with a question (rendered ``Name said, "...?"``)."""
+    return text.rstrip().endswith(('?"', "?”"))
+
+
 def _same_session(snapshot: ScopeSnapshot, a: int, b: int) -> bool:
     contexts = snapshot.contexts
     return contexts[a].session == contexts[b].session and snapshot.scope_of(a) == snapshot.scope_of(b)
+
+
+def reply_side(
+    snapshot: ScopeSnapshot, values: Floats, rows: list[int], fact_scores: npt.NDArray[np.floating]
+) -> Floats:
+    """Of two overlapping windows whose best anchor lies in the turn they share, a turn that ends with a question,
+    the one in which the reply follows ranks first: it takes the higher of the two values, the other the lower.
+
+    In the paper's 3-turn windows a turn is the last of one window and the first of the next. A question's answer
+    is the next turn ("A museum job! What do you do there?" / "I restore the old wooden boat models"), while the
+    turns before it answer something else; the anchor itself is in both windows. Only whole-message windows that
+    share a turn move (passages of long messages share none: :func:`exchange_lift`). Returns new values."""
+    contexts, groups, facts = snapshot.contexts, snapshot.context_facts, snapshot.facts
+    out = values.copy()
+    moved: set[int] = set()
+    for row in sorted(rows, key=lambda r: -float(values[r])):
+        after = row + 1
+        if row in moved or after >= len(contexts) or after in moved or out[after] >= out[row]:
+            continue
+        window, following = contexts[row], contexts[after]
+        if window.offsets or following.offsets or not groups[row] or not _same_session(snapshot, row, after):
+            continue
+        if len(window.turn_ids) < 2 or following.turn_ids[0] != window.turn_ids[-1] or not _asks(window.text):
+            continue
+        best = max(groups[row], key=lambda f: (float(fact_scores[f]), -f))
+        if all(facts[f].text != facts[best].text for f in groups[after]):
+            continue  # the best anchor is not in the shared turn
+        out[row], out[after] = out[after], out[row]
+        moved.update((row, after))
+    return out
+
+
+def exchanges(
+    snapshot: ScopeSnapshot,
+    values: Floats,
+    pool: Callable[[Floats], list[int]],
+    fact_scores: npt.NDArray[np.floating],
+) -> tuple[Floats, dict[int, int]]:
+    """What an exchange of messages tells of relevance: :func:`exchange_lift`, then :func:`reply_side`, each on
+    the rows ``pool`` picks from the values it is given. Returns the values and :func:`exchange_lift`'s map."""
+    values, replies = exchange_lift(snapshot, values, pool(values))
+    return reply_side(snapshot, values, pool(values), fact_scores), replies
