@@ -3,8 +3,9 @@ order given against the longest first, side by side: the texts each add of the a
 (``bench/agent_loop_mem0.py``'s development chats, 204 messages; the texts are read from an add with the hash
 embedder, which extracts the same facts), each set embedded both ways in turn, the first way alternating.
 
-    PYTHONPATH=src:bench .venv/bin/python bench/embed_order.py [--rounds 2] [--min-texts 2] [--replies]
+    PYTHONPATH=src:bench .venv/bin/python bench/embed_order.py [--rounds 2] [--min-texts 2] [--replies] [--threads]
 
+``--threads``: instead, the longest-first order on one thread against the same on two (``batch_threads`` 1 and 2).
 Reports the median and sum of each way's wall-clock time per set and checks that both give the vectors a query of
 each text gets, bit for bit. ``--replies``: only the sets of assistant replies (the turn's add).
 """
@@ -78,6 +79,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--min-texts", type=int, default=2)
     ap.add_argument("--replies", action="store_true")
+    ap.add_argument("--threads", action="store_true", help="one thread against two, both longest first")
     args = ap.parse_args()
     sets = [s for s in add_sets(args.replies) if args.min_texts <= len(s) <= ALONE_UP_TO]
     embedder = OnnxMiniLMEmbedder()
@@ -88,6 +90,10 @@ def main() -> None:
         f"load {os.getloadavg()[0]:.1f}"
     )
     ways = {"given order": lambda t: in_given_order(embedder, t), "longest first": embedder.embed}
+    if args.threads:
+        one = OnnxMiniLMEmbedder(batch_threads=1)
+        one.embed(["warm up"])
+        ways = {"one thread": one.embed, "longest first": embedder.embed}
     spent: dict[str, list[float]] = {name: [] for name in ways}
     for r in range(args.rounds):
         for k, texts in enumerate(sets):
@@ -105,8 +111,10 @@ def main() -> None:
     print("\n| way | median ms per set | sum s |\n|---|---|---|")
     for name, values in spent.items():
         print(f"| {name} | {1000 * float(np.median(values)):.1f} | {float(np.sum(values)):.2f} |")
-    ratio = np.asarray(spent["given order"]) / np.asarray(spent["longest first"])
-    print(f"\ngiven ÷ longest first per set: median {float(np.median(ratio)):.3f}; load {os.getloadavg()[0]:.1f}")
+    first = next(iter(ways))
+    ratio = np.asarray(spent[first]) / np.asarray(spent["longest first"])
+    median = float(np.median(ratio))
+    print(f"\n{first} ÷ longest first (two threads) per set: median {median:.3f}; load {os.getloadavg()[0]:.1f}")
     print("vectors: both ways equal to each text's own query vector, bit for bit")
 
 
