@@ -105,10 +105,18 @@ class Mem0Side:
     """``bench/mem0_side.py`` in the Mem0 venv, one JSON line per call."""
 
     def __init__(
-        self, python: str, folder: Path, embedder: str, onnx: Path, model_dir: Path, torch_threads: int
+        self,
+        python: str,
+        folder: Path,
+        embedder: str,
+        onnx: Path,
+        model_dir: Path,
+        torch_threads: int,
+        extra: tuple[str, ...] = (),
     ) -> None:
         args = [python, str(HERE / "mem0_side.py"), "--path", str(folder), "--model-dir", str(model_dir)]
-        args += ["--embedder", embedder, "--onnx", str(onnx), "--torch-threads", str(torch_threads)]
+        args += ["--embedder", embedder, "--onnx", str(onnx), "--torch-threads", str(torch_threads), *extra]
+        self.last: dict[str, Any] = {}  # the last call's reply
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         self.info = self._read()
@@ -127,7 +135,8 @@ class Mem0Side:
         assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
-        return float(self._read()["seconds"])
+        self.last = self._read()
+        return float(self.last["seconds"])
 
     def search(self, user: str, query: str) -> float:
         return self._call(op="search", user=user, query=query)

@@ -2,7 +2,7 @@
 lines on stdin (one reply line per request on stdout). Not part of anchormem and never imports it.
 
     /work/mem0venv/bin/python bench/mem0_side.py --path DIR --model-dir DIR [--embedder onnx|huggingface]
-        [--onnx FILE] [--torch-threads N]
+        [--onnx FILE] [--torch-threads N] [--parts]
 
 Configuration: messages stored as they are (``add(..., infer=False)``: one vector per message, no LLM),
 search without an LLM or reranker, the local Qdrant vector store (path mode, in ``--path``), its SQLite history
@@ -16,7 +16,8 @@ in the same folder, telemetry off. The embedder is all-MiniLM-L6-v2 from ``--mod
 
 Requests: ``{"op": "add", "user": U, "role": R, "content": C}``, ``{"op": "search", "user": U, "query": Q}``,
 ``{"op": "quit"}``. Replies: ``{"seconds": S, "hits": N}`` (seconds timed inside this process around the Mem0
-call alone), or ``{"error": "..."}``; the first line printed is ``{"ready": true, ...}`` once loaded.
+call alone; with ``--parts`` also ``"parts"``: seconds in its embedder, vector store and history calls, and the
+texts and tokens embedded), or ``{"error": "..."}``; the first line printed is ``{"ready": true, ...}`` once loaded.
 """
 
 from __future__ import annotations
@@ -89,7 +90,54 @@ def open_memory(args: argparse.Namespace) -> Any:
     return Memory.from_config(config)
 
 
-def serve(memory: Any) -> None:
+class Parts:
+    """Sums the time of Mem0's embedder, vector store and history database calls within one request
+    (``--parts``), with the texts and tokens the embedder was given."""
+
+    def __init__(self, memory: Any) -> None:
+        self.spent: dict[str, float] = {}
+        self.overhead = 0.0
+        self.inside: set[str] = set()
+        self.tokenizer = getattr(memory.embedding_model, "tokenizer", None)
+        self._wrap(memory.embedding_model, "embed", ("embed", "embed_batch"))
+        self._wrap(memory.vector_store, "vector store", ("search", "keyword_search", "insert", "get", "list"))
+        self._wrap(memory.db, "history db", ("add_history", "batch_add_history", "save_messages", "get_last_messages"))
+
+    def _wrap(self, obj: Any, label: str, names: tuple[str, ...]) -> None:
+        for name in names:
+            fn = getattr(obj, name, None)
+            if callable(fn):
+                setattr(obj, name, self._timed(f"{label}.{name}", fn))
+
+    def _timed(self, key: str, fn: Any) -> Any:
+        label = key.split(".")[0]
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if label in self.inside:  # embed() calling embed_batch(): counted once, in the outer call
+                return fn(*args, **kwargs)
+            if key.startswith("embed.") and self.tokenizer is not None and args:
+                counting = time.perf_counter()
+                texts = [args[0]] if isinstance(args[0], str) else list(args[0])
+                self.spent["(count) texts embedded"] = self.spent.get("(count) texts embedded", 0) + len(texts)
+                tokens = sum(sum(e.attention_mask) for e in self.tokenizer.encode_batch(texts))
+                self.spent["(count) tokens embedded"] = self.spent.get("(count) tokens embedded", 0) + tokens
+                self.overhead += time.perf_counter() - counting  # taken off the call's time
+            start = time.perf_counter()
+            self.inside.add(label)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.inside.discard(label)
+                self.spent[key] = self.spent.get(key, 0.0) + time.perf_counter() - start
+
+        return timed
+
+    def take(self) -> dict[str, float]:
+        out, self.spent, self.overhead = self.spent, {}, 0.0
+        return out
+
+
+def serve(memory: Any, parts: Parts | None = None) -> None:
     for line in sys.stdin:
         request = json.loads(line)
         op = request.get("op")
@@ -106,7 +154,10 @@ def serve(memory: Any) -> None:
                 hits = len(got.get("results", []))
             else:
                 raise ValueError(f"unknown op {op!r}")
-            reply: dict[str, Any] = {"seconds": time.perf_counter() - start, "hits": hits}
+            seconds = time.perf_counter() - start - (parts.overhead if parts is not None else 0.0)
+            reply: dict[str, Any] = {"seconds": seconds, "hits": hits}
+            if parts is not None:
+                reply["parts"] = parts.take()
         except Exception as exc:  # reported to the bench, which stops on it
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         print(json.dumps(reply), flush=True)
@@ -119,6 +170,7 @@ def main() -> None:
     ap.add_argument("--embedder", choices=("onnx", "huggingface"), default="onnx")
     ap.add_argument("--onnx", help="the ONNX file (--embedder onnx)")
     ap.add_argument("--torch-threads", type=int, default=0, help="torch's intra-op threads (0: torch's default)")
+    ap.add_argument("--parts", action="store_true", help="reply with the time of each part of a call too")
     args = ap.parse_args()
     if args.embedder == "onnx" and not args.onnx:
         ap.error("--embedder onnx needs --onnx FILE")
@@ -138,7 +190,7 @@ def main() -> None:
         json.dumps({"ready": True, "mem0": mem0.__version__, "embedder": type(memory.embedding_model).__name__}),
         flush=True,
     )
-    serve(memory)
+    serve(memory, Parts(memory) if args.parts else None)
 
 
 if __name__ == "__main__":

