@@ -14,7 +14,9 @@ recipes, the ones a user chooses between (experiments register more from ``bench
   the scores of the most relevant candidates, each within ``rerank_bound``: time counts only between contexts on the
   same subject (:mod:`anchormem.search.rerank.recency`). Contexts are chosen by maximal marginal relevance over their
   best anchors' vectors (a context that repeats what a chosen one says gives way to one that adds something), skipping
-  contexts whose turns are all covered, within ``max_contexts`` places and ``max_chars`` characters of context text.
+  contexts whose turns are all covered, within ``max_contexts`` places and ``max_chars`` characters of context text;
+  a chosen passage of a long message then gives way to another passage of that message that holds more of the
+  question's terms (``search.passages``: the request "Could you translate this letter?" for the letter's lines).
   The top events are returned beside, except those whose source contexts are all returned already, and an extractive
   event says only what the returned contexts do not (``query.events``).
 - ``paper``: exactly §4.3 — the top ``k_facts`` facts by cosine, mapped to their contexts
@@ -50,6 +52,7 @@ from anchormem.model import ContextHit, Event, EventHit, FactHit, SearchResult
 from anchormem.search.events import events_that_add, what_they_add
 from anchormem.search.fuse import order_by_score, rrf
 from anchormem.search.hybrid import Hybrid, Relevance
+from anchormem.search.passages import prefer_passages
 from anchormem.search.recipes import RECIPES, Recipe, candidate_count, recipe_named, register_recipe
 from anchormem.search.rerank.earlier import subject_query
 from anchormem.search.rerank.recency import mark_dates
@@ -304,6 +307,11 @@ def _hybrid(
             max_chars=settings.max_chars,
             steps=steps,
         )
+    swapped = prefer_passages(snapshot, query, chosen, limit, settings.max_chars)
+    for row, other in zip(chosen, swapped, strict=True):
+        if other != row and row in steps:
+            steps[other] = steps.pop(row)
+    chosen = swapped
     scores = {row: float(adjusted[row]) for row in chosen}
     return Hybrid(chosen, scores, rel, candidates, steps, scale)
 
