@@ -11,10 +11,14 @@ returned already. The result keeps its size: one passage of a message for anothe
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import numpy as np
 import numpy.typing as npt
 
 from anchormem.index.snapshot import ScopeSnapshot
+
+T = TypeVar("T")
 
 __all__ = ["prefer_passages", "siblings"]
 
@@ -40,12 +44,18 @@ def siblings(snapshot: ScopeSnapshot, row: int) -> list[int]:
 
 
 def prefer_passages(
-    snapshot: ScopeSnapshot, query: str, chosen: list[int], limit: float | None = None, max_chars: int | None = None
+    snapshot: ScopeSnapshot,
+    query: str,
+    chosen: list[int],
+    limit: float | None = None,
+    max_chars: int | None = None,
+    steps: dict[int, T] | None = None,
 ) -> list[int]:
     """``chosen`` with each passage replaced by the sibling passage (:func:`siblings`) that holds the question's
     terms with more weight (the sum of the BM25 idf of the distinct terms it holds), where one does strictly, is
     not in the result yet and keeps the result within ``limit`` places and ``max_chars`` characters of context
-    text (as the selection does, ``search.select``; None: no bound); the order stays."""
+    text (as the selection does, ``search.select``; None: no bound); the order stays. ``steps`` (the selection's
+    record per row, if given) moves with each swap to the passage that took its place."""
     index = snapshot.context_bm25
     terms = index.query_terms(query)
     if not terms or not chosen or index.n_docs != len(snapshot.contexts):
@@ -71,6 +81,8 @@ def prefer_passages(
                 continue
             best = other
         if best != row:
+            if steps is not None and row in steps:
+                steps[best] = steps.pop(row)
             taken.discard(row)
             taken.add(best)
             places += share[best] - share[row]

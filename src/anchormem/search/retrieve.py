@@ -15,8 +15,8 @@ recipes, the ones a user chooses between (experiments register more from ``bench
   same subject (:mod:`anchormem.search.rerank.recency`). Contexts are chosen by maximal marginal relevance over their
   best anchors' vectors (a context that repeats what a chosen one says gives way to one that adds something), skipping
   contexts whose turns are all covered, within ``max_contexts`` places and ``max_chars`` characters of context text;
-  a chosen passage of a long message then gives way to another passage of that message that holds more of the
-  question's terms (``search.passages``: the request "Could you translate this letter?" for the letter's lines).
+  a chosen passage of a long message gives way to one of its siblings that holds more of the question's terms
+  (``search.passages``).
   The top events are returned beside, except those whose source contexts are all returned already, and an extractive
   event says only what the returned contexts do not (``query.events``).
 - ``paper``: exactly §4.3 — the top ``k_facts`` facts by cosine, mapped to their contexts
@@ -38,7 +38,6 @@ gave (:class:`anchormem.model.Trace`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -53,8 +52,8 @@ from anchormem.search.events import events_that_add, what_they_add
 from anchormem.search.fuse import order_by_score, rrf
 from anchormem.search.hybrid import Hybrid, Relevance
 from anchormem.search.passages import prefer_passages
+from anchormem.search.question import query_vectors, voice_of
 from anchormem.search.recipes import RECIPES, Recipe, candidate_count, recipe_named, register_recipe
-from anchormem.search.rerank.earlier import subject_query
 from anchormem.search.rerank.recency import mark_dates
 from anchormem.search.rerank.stage import Candidates, apply_stages, final_scores
 from anchormem.search.rerank.subject import Subjects, subjects
@@ -69,8 +68,6 @@ from anchormem.search.scoring import (
 )
 from anchormem.search.select import BestAnchors, select_diverse, select_ranked
 from anchormem.search.trace import empty_result, trace_of
-from anchormem.text.person import alias_named, user_speaker
-from anchormem.text.voice import in_voice, named_speaker
 
 __all__ = [
     "RECIPES",
@@ -101,41 +98,6 @@ def retrieve(
     """Retrieve the memories for ``query`` with the recipe named by ``settings.variant``."""
     recipe = recipe_named(settings.variant)
     return retrieve_with(snapshot, query, query_vector, settings, recipe, subject_vector, trace)
-
-
-def query_vectors(
-    embed: Callable[[list[str]], npt.NDArray[np.float32]], snapshot: ScopeSnapshot, query: str
-) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]:
-    """The vectors :func:`retrieve` takes for ``query``: the query's, and its own subject's when it has
-    one (:func:`anchormem.search.rerank.earlier.subject_query`), embedded in one call; else None.
-
-    A query about one speaker is embedded in that speaker's own voice ("Where does the user work now?" as
-    "Where do I work now?") when the memory holds that speaker's verbatim anchors ("user: I've said yes to
-    the manager post at Hollins Pharmacy"): their statements say "I", and the speaker's name in the
-    question matches the name every one of their anchors starts with, most in the shortest ("user: Well,
-    that's dead." came closer than the job). So is a query that names the user by a name no message is
-    stored under ("Where does Hannah work?", the user having said "my name is Hannah" or the name given
-    with the messages). An LLM's facts name their subject ("The user works at …"), so a memory without
-    verbatim anchors is asked the question as written."""
-    subject = subject_query(snapshot, query)
-    asked = query if (speaker := voice_of(snapshot, query)) is None else in_voice(query, speaker)
-    vectors = embed([asked] if subject is None else [asked, subject])
-    return vectors[0], None if subject is None else vectors[1]
-
-
-def voice_of(snapshot: ScopeSnapshot, query: str) -> str | None:
-    """How ``query`` calls the one speaker it is about, for :func:`query_vectors` to ask it in their voice, where
-    the memory holds that speaker's verbatim anchors: a stored speaker's name ("the user", "Caroline"), the
-    user's role ("the user", the user's messages being stored under their name) or a name of the user's no
-    message is stored under (:func:`alias_named`); else None."""
-    if not snapshot.speakers:
-        return None
-    named = named_speaker(query, snapshot.speakers)
-    if named is not None:
-        return named
-    if user_speaker(snapshot.speakers) is not None and named_speaker(query, ("user", "assistant")) == "user":
-        return "user"
-    return alias_named(query, snapshot.speakers, snapshot.user_names) if snapshot.user_names else None
 
 
 def retrieve_with(
@@ -307,11 +269,7 @@ def _hybrid(
             max_chars=settings.max_chars,
             steps=steps,
         )
-    swapped = prefer_passages(snapshot, query, chosen, limit, settings.max_chars)
-    for row, other in zip(chosen, swapped, strict=True):
-        if other != row and row in steps:
-            steps[other] = steps.pop(row)
-    chosen = swapped
+    chosen = prefer_passages(snapshot, query, chosen, limit, settings.max_chars, steps)
     scores = {row: float(adjusted[row]) for row in chosen}
     return Hybrid(chosen, scores, rel, candidates, steps, scale)
 
