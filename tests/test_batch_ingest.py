@@ -132,13 +132,12 @@ def test_a_damaged_results_file_is_reported_line_by_line_and_nothing_is_half_app
     kinds = [(p.line, p.kind) for p in done.results.problems]
     assert kinds == [(2, "malformed"), (3, "duplicate"), (4, "unknown"), (5, "failed")]
     assert "line 2" in done.results.describe() and len(done.results.missing) == 1
-    # every context holds its provisional anchors alone while its answer waits, its answered facts beside
-    # them once it came, never a part of an answer
+    # every context holds either its answered facts or its provisional anchors, never a mix
     contexts = batched.contexts(user_id="maya")
     by_context: dict[str, set[str]] = {}
     for f in batched.facts(user_id="maya"):
         by_context.setdefault(f.context_id, set()).add(f.source)
-    assert all(sources in ({"provisional"}, {"llm", "provisional"}) for sources in by_context.values())
+    assert all(len(sources) == 1 for sources in by_context.values())
     waiting = [c for c in contexts if by_context.get(c.id) == {"provisional"}]
     assert len(waiting) == 1 == batched.stats(user_id="maya").batch_extractions
     assert batched.events(user_id="maya") == []  # events wait for the last context's facts
@@ -296,9 +295,7 @@ def test_locomo_evidence_recall_runs_on_a_memory_built_through_batch_files(
     capsys.readouterr()
     with Memory(Settings.load(env={}, store=str(run / "memory.db"), embed__backend="hash")) as built:
         assert built.stats(user_id="conv-1").batch_extractions == 0
-        assert {f.source for f in built.facts(user_id="conv-1")} == {"llm", "provisional"} and built.events(
-            user_id="conv-1"
-        )
+        assert {f.source for f in built.facts(user_id="conv-1")} == {"llm"} and built.events(user_id="conv-1")
         before = (built.facts(user_id="conv-1"), built.events(user_id="conv-1"))
     evaluated = ["eval", "locomo", "--data", str(data), "--samples", "conv-1", "--out", str(run), "--no-answer"]
     assert main([*evaluated, *llm, "--json"]) == 0  # the endpoint does not exist: nothing is asked of it

@@ -64,9 +64,7 @@ def test_the_proxy_runs_on_memories_a_model_built_through_batch_files(
     assert not (where / f"memory-round-{rounds + 1}.jsonl").exists()
     with Memory(Settings(store=str(where / "memory-scratch.db")), embedder=HashEmbedder()) as built:
         facts = built.facts(user_id="maya~named")
-        # the model's facts, the speakers' own sentences beside them, and no context still waiting
-        assert facts and {f.source for f in facts} == {"llm", "provisional"}
-        assert built.stats(user_id="maya~named").batch_extractions == 0
+        assert facts and {f.source for f in facts} == {"llm"}  # the model's facts, no provisional anchor left
         assert "Maya moved to Carabanchel in September 2024." in {f.text for f in facts}
 
 

@@ -237,6 +237,5 @@ def test_live_llm_extracts_facts_on_a_fresh_cache(tmp_path: Path, capsys: pytest
             == 0
         )
     report = json.loads(capsys.readouterr().out)
-    # the LLM's facts, beside the speakers' own sentences every LLM-path context keeps (no offline fallback)
-    assert set(report["info"]["path"]["fact_sources"]) == {"llm", "provisional"}
+    assert set(report["info"]["path"]["fact_sources"]) == {"llm"}
     assert report["cost"]["extraction"]["prompt_tokens"] > 0

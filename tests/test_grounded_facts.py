@@ -94,7 +94,7 @@ MESSAGES = [
 def test_hallucinated_facts_are_dropped_and_counted(tmp_path: Path) -> None:
     with Memory(_settings(tmp_path), embedder=HashEmbedder(), llm=FakeLLM(_recorded)) as mem:
         report = mem.add(MESSAGES, user_id="priya")
-        facts = [f.text for f in mem.facts(user_id="priya") if not f.verbatim]
+        facts = [f.text for f in mem.facts(user_id="priya")]
         stats = mem.stats(user_id="priya")
         exported = list(mem.export(user_id="priya"))
     assert report.facts_ungrounded == 2 and stats.ungrounded_facts == 2
@@ -111,10 +111,7 @@ def test_keep_mode_keeps_them_and_still_counts(tmp_path: Path) -> None:
     settings = _settings(tmp_path, llm__ungrounded_facts="keep")
     with Memory(settings, embedder=HashEmbedder(), llm=FakeLLM(_recorded)) as mem:
         mem.add(MESSAGES, user_id="priya")
-        assert (
-            len([f for f in mem.facts(user_id="priya") if not f.verbatim]) == 3
-            and mem.stats(user_id="priya").ungrounded_facts == 2
-        )
+        assert len(mem.facts(user_id="priya")) == 3 and mem.stats(user_id="priya").ungrounded_facts == 2
 
 
 def test_an_unknown_mode_is_a_config_error(tmp_path: Path) -> None:

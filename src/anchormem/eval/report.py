@@ -179,12 +179,7 @@ def _provenance(info: Mapping[str, Any]) -> list[str]:
     llm = f"live LLM {models.get('extraction')}" if models.get("extraction") else "live LLM"
     facts = _sources(
         path.get("fact_sources", {}),
-        {
-            "pack": "from the precomputed pack",
-            "offline": "from the offline extractor",
-            "llm": f"from the {llm}",
-            "provisional": "the speakers' own sentences (beside the LLM's facts, or awaiting them)",
-        },
+        {"pack": "from the precomputed pack", "offline": "from the offline extractor", "llm": f"from the {llm}"},
     )
     events = _sources(
         path.get("event_sources", {}),

@@ -82,8 +82,7 @@ def build_clusters(
     if len(facts) < 2:
         return report
     index = rows if rows is not None else {f.id: i for i, f in enumerate(facts)}  # fact id -> row
-    chosen = seed_ids if seed_ids is not None else [f.id for f in facts]
-    seeds = [index[s] for s in chosen if s in index and facts[index[s]].source != "provisional"]
+    seeds = [index[s] for s in (seed_ids if seed_ids is not None else [f.id for f in facts]) if s in index]
     find = near if near is not None else (lambda block, t: exact_above(vectors, block, t))
     seen_sets: set[tuple[str, ...]] = set()
     for start in range(0, len(seeds), _BLOCK):

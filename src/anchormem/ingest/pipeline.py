@@ -59,21 +59,6 @@ def _no_progress(stage: str, done: int, total: int) -> None:
     return None
 
 
-def with_anchors(context: Context, facts: list[Fact], turns: dict[str, Turn]) -> list[Fact]:
-    """The LLM's ``facts`` of ``context`` and, beside them, its offline anchors (the speakers' own sentences,
-    source ``provisional``: searchable, never part of an event, :mod:`anchormem.ingest.link`).
-
-    An LLM's fact restates a message in its own words, in English ("The user's bakery will be open Wednesday
-    to Sunday") and one subject at a time; a question asked in the chat's words, its language, or about
-    something the facts left out ("What is the name of my partner?" where a fact says "Leanne thinks the user
-    should …") matches the message's own sentence better. Kept beside the facts, that sentence anchors the
-    context and its excerpt (:mod:`anchormem.render.excerpt`) shows it. Measured on blind-7 and blind-8 (LLM
-    path, answer terms in the 4,000-character block): docs/research/benchmarks-log.md."""
-    held = {f.id for f in facts}
-    own = [f for f in make_facts(context, extract_offline(context, turns), "provisional") if f.id not in held]
-    return [*facts, *own]
-
-
 @dataclass
 class IngestPipeline:
     store: Store
@@ -145,7 +130,7 @@ class IngestPipeline:
                 turns = self._turns_of(scope, rest, known)
                 self._save_direct(scope, [(c, extract_offline(c, turns)) for c in rest], "offline", report)
             elif rest:
-                waiting = self._extract_llm(scope, rest, report, self._turns_of(scope, rest, known))
+                waiting = self._extract_llm(scope, rest, report)
                 fresh = [c for c in waiting if c.id not in in_batch]  # the others hold their anchors already
                 if fresh:
                     turns = self._turns_of(scope, fresh, known)
@@ -203,11 +188,8 @@ class IngestPipeline:
                 self.forget_cached(gone)
         return added
 
-    def _extract_llm(
-        self, scope: Scope, todo: Sequence[Context], report: IngestReport, turns: dict[str, Turn]
-    ) -> list[Context]:
-        """Extract with the LLM; returns the contexts whose request waits for a batch answer. Each context's
-        facts are stored with its offline anchors beside them (:func:`with_anchors`)."""
+    def _extract_llm(self, scope: Scope, todo: Sequence[Context], report: IngestReport) -> list[Context]:
+        """Extract with the LLM; returns the contexts whose request waits for a batch answer."""
         assert self.extract_llm is not None
         llm = self.extract_llm
         buffer: list[tuple[Context, list[Fact]]] = []
@@ -232,7 +214,7 @@ class IngestPipeline:
                     kept, bad = ground(result, context.text, self.ungrounded)
                     report.facts_ungrounded += bad
                     self._ungrounded[context.id] = bad
-                    buffer.append((context, with_anchors(context, make_facts(context, kept, "llm"), turns)))
+                    buffer.append((context, make_facts(context, kept, "llm")))
                 if len(buffer) >= SAVE_EVERY:
                     report.facts_added += self._save_extracted(scope, buffer)
                     buffer = []

@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 FactSource = Literal["llm", "pack", "offline", "provisional"]
-"""Where a fact comes from; ``provisional``: an offline anchor (a speaker's own sentence) on the LLM path, never
-part of an event: a context's only anchors while its extraction waits for a batch answer, then beside the
-LLM's facts (:func:`anchormem.ingest.pipeline.with_anchors`)."""
+"""Where a fact comes from; ``provisional``: an offline anchor that keeps a context searchable while its
+LLM extraction waits for a batch answer (replaced by the answer's facts)."""
 VERBATIM_SOURCES: tuple[str, ...] = ("offline", "provisional")  # facts that are a speaker's own words, "user: …"
 EventSource = Literal["llm", "pack", "extractive"]
 ChangeKind = Literal["change", "correction"]

@@ -41,7 +41,7 @@ from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.search.rerank.own_words import statements
 from anchormem.search.rerank.stage import FLOOR, Candidates
 from anchormem.search.rerank.subject import Subjects
-from anchormem.search.rerank.supersession import links, on_llm_path, written_best
+from anchormem.search.rerank.supersession import links, on_llm_path
 
 
 @dataclass(frozen=True)
@@ -109,8 +109,7 @@ def latest_of_subject(candidates: Candidates) -> list[int]:
     strong = [r for r in candidates.rows if float(relevance[r]) >= FLOOR * peak and peak > 0]
     strong = statements(candidates, strong)
     if on_llm_path(candidates.snapshot, strong):
-        best = written_best(candidates.snapshot, strong, candidates.fact_scores)
-        return links(candidates.snapshot, strong, best).latest(strong)
+        return links(candidates.snapshot, strong, candidates.subjects.best_fact).latest(strong)
     dated = compared(candidates.snapshot, candidates.subjects, strong)
     every = compared(candidates.snapshot, candidates.subjects, statements(candidates, candidates.rows))
     return [row for row in strong if dated[row][0] and not dated[row][1] and not every.get(row, ((), ()))[1]]
@@ -146,8 +145,7 @@ def mark_dates(candidates: Candidates, rows: Sequence[int]) -> dict[int, tuple[b
     compared_rows = statements(candidates, rows)
     out: dict[int, tuple[bool | None, tuple[int, ...]]] = {row: (None, ()) for row in rows}
     if on_llm_path(candidates.snapshot, compared_rows):
-        best = written_best(candidates.snapshot, compared_rows, candidates.fact_scores)
-        found = links(candidates.snapshot, compared_rows, best)
+        found = links(candidates.snapshot, compared_rows, candidates.subjects.best_fact)
         for row in compared_rows:
             newer = tuple(sorted(found.newer.get(row, frozenset())))
             if newer or found.older.get(row):

@@ -32,9 +32,6 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-import numpy.typing as npt
-
 from anchormem.index.snapshot import ScopeSnapshot
 
 
@@ -59,21 +56,6 @@ def on_llm_path(snapshot: ScopeSnapshot, rows: Sequence[int]) -> bool:
     facts = snapshot.facts
     groups = snapshot.context_facts
     return any(facts[f].source == "llm" for row in rows for f in groups[row])
-
-
-def written_best(snapshot: ScopeSnapshot, rows: Sequence[int], fact_scores: npt.NDArray[np.floating]) -> dict[int, int]:
-    """Per row, its fact closest to the query among those the LLM wrote (the facts links name), not a
-    question; -1 when it has none. A context on this path also holds its speakers' own sentences
-    (:func:`anchormem.ingest.pipeline.with_anchors`), often closer to the query than any fact: the link is read
-    for the fact of the context that answers the query, so the comparison is among the written facts."""
-    out: dict[int, int] = {}
-    facts = snapshot.facts
-    for row in rows:
-        held = [
-            f for f in snapshot.context_facts[row] if not facts[f].verbatim and not facts[f].text.rstrip().endswith("?")
-        ]
-        out[row] = max(held, key=lambda f: (float(fact_scores[f]), -f)) if held else -1
-    return out
 
 
 def links(snapshot: ScopeSnapshot, rows: Sequence[int], best_fact: Mapping[int, int]) -> Links:
