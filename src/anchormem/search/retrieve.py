@@ -14,9 +14,7 @@ recipes, the ones a user chooses between (experiments register more from ``bench
   the scores of the most relevant candidates, each within ``rerank_bound``: time counts only between contexts on the
   same subject (:mod:`anchormem.search.rerank.recency`). Contexts are chosen by maximal marginal relevance over their
   best anchors' vectors (a context that repeats what a chosen one says gives way to one that adds something), skipping
-  contexts whose turns are all covered, within ``max_contexts`` places and ``max_chars`` characters of context text;
-  a chosen passage of a long message gives way to one of its siblings that holds more of the question's terms
-  (``search.passages``).
+  contexts whose turns are all covered, within ``max_contexts`` places and ``max_chars`` characters of context text.
   The top events are returned beside, except those whose source contexts are all returned already, and an extractive
   event says only what the returned contexts do not (``query.events``).
 - ``paper``: exactly §4.3 — the top ``k_facts`` facts by cosine, mapped to their contexts
@@ -51,7 +49,6 @@ from anchormem.model import ContextHit, Event, EventHit, FactHit, SearchResult
 from anchormem.search.events import events_that_add, what_they_add
 from anchormem.search.fuse import order_by_score, rrf
 from anchormem.search.hybrid import Hybrid, Relevance
-from anchormem.search.passages import prefer_passages
 from anchormem.search.question import query_vectors, voice_of
 from anchormem.search.recipes import RECIPES, Recipe, candidate_count, recipe_named, register_recipe
 from anchormem.search.rerank.recency import mark_dates
@@ -269,7 +266,6 @@ def _hybrid(
             max_chars=settings.max_chars,
             steps=steps,
         )
-    chosen = prefer_passages(snapshot, query, chosen, limit, settings.max_chars, steps)
     scores = {row: float(adjusted[row]) for row in chosen}
     return Hybrid(chosen, scores, rel, candidates, steps, scale)
 
