@@ -70,3 +70,22 @@ def tolerant(fn: Callable[[T], R], items: Sequence[T], concurrency: int) -> Iter
             yield item, result
     finally:
         results.close()
+
+
+def in_order(fn: Callable[[T], R], items: Sequence[T], concurrency: int) -> Iterator[tuple[T, R | LLMError]]:
+    """:func:`tolerant`, its results yielded in the order of ``items`` (each as soon as every earlier item has
+    its result), so what a caller stores does not depend on which call happened to finish first: facts stored
+    in completion order made a rebuild from the same answers cluster around other seeds and ask the LLM again.
+    When the endpoint is taken for dead, the results already held are yielded (in order) before the error."""
+    held: dict[int, tuple[T, R | LLMError]] = {}
+    upto = 0
+    try:
+        for (index, item), result in tolerant(lambda pair: fn(pair[1]), list(enumerate(items)), concurrency):
+            held[index] = (item, result)
+            while upto in held:
+                yield held.pop(upto)
+                upto += 1
+    except LLMUnavailableError:
+        for index in sorted(held):
+            yield held.pop(index)
+        raise

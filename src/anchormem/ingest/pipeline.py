@@ -17,6 +17,11 @@ Batch files (:class:`~anchormem.llm.batch.BatchLLM`): a request without an answe
 anchors (the offline extractor's, status ``batch``: searchable, never part of an event) until a later run
 gets its answer and replaces them. Events wait until no context of the scope awaits its facts, so the
 clusters are those a live add forms; a cluster whose integration waits stays unlinked for the next run.
+
+Answers are stored in the order of the requests, not the order the calls finish
+(:func:`~anchormem.ingest.parallel.in_order`): the facts' order decides which seed of two mutual neighbours
+forms their cluster, and so the order of its excerpts, and how their embeddings are batched; a rebuild from
+the same answers asks nothing again.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from anchormem.ingest.extract import extract_offline, extract_with_llm, make_fac
 from anchormem.ingest.grounding import ground
 from anchormem.ingest.integrate import attach_events, extractive_event, integrate_with_llm, joins_apart, mean_vectors
 from anchormem.ingest.link import Cluster, LinkFacts, build_clusters, change_probes
-from anchormem.ingest.parallel import tolerant
+from anchormem.ingest.parallel import in_order
 from anchormem.ingest.precomputed import Precomputed
 from anchormem.ingest.windows import Known, placed, rechunk
 from anchormem.llm.batch import BatchPendingError
@@ -197,7 +202,7 @@ class IngestPipeline:
         waiting: list[Context] = []
         done = 0
         try:
-            for context, result in tolerant(lambda c: extract_with_llm(llm, c), todo, self.concurrency):
+            for context, result in in_order(lambda c: extract_with_llm(llm, c), todo, self.concurrency):
                 done += 1
                 if isinstance(result, BatchPendingError):
                     report.llm_deferred += 1
@@ -314,7 +319,7 @@ class IngestPipeline:
         failed: set[str] = set()
         done = 0
         try:
-            for cluster, result in tolerant(
+            for cluster, result in in_order(
                 lambda cl: integrate_with_llm(llm, cl, contexts, facts), clusters, self.concurrency
             ):
                 done += 1
