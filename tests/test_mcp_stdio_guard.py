@@ -72,17 +72,27 @@ def test_good_lines_pass_and_broken_json_is_a_parse_error() -> None:
 
 
 class ClientStdin(io.StringIO):
-    """A client's side of stdio: it keeps its input open until the reply it waits for has come (or 30 s), as a
-    real MCP client does, so the server's end of input never races the last request's reply."""
+    """A client's side of stdio: it keeps its input open until the reply to request ``awaited`` (an id) has come
+    (or 30 s), as a real MCP client does, so the server's end of input never races the last request's reply. (A
+    text to wait for would race: the initialize reply already says ``"tools":`` among its capabilities.)"""
 
-    def __init__(self, text: str, out: io.StringIO, awaited: str) -> None:
+    def __init__(self, text: str, out: io.StringIO, awaited: int) -> None:
         super().__init__(text)
         self.out, self.awaited = out, awaited
+
+    def _answered(self) -> bool:
+        for line in self.out.getvalue().splitlines():
+            try:
+                if json.loads(line).get("id") == self.awaited:
+                    return True
+            except ValueError:  # a reply being written
+                continue
+        return False
 
     def readline(self, size: int | None = -1) -> str:
         line = super().readline(-1 if size is None else size)
         deadline = time.monotonic() + 30
-        while not line and self.awaited not in self.out.getvalue() and time.monotonic() < deadline:
+        while not line and not self._answered() and time.monotonic() < deadline:
             time.sleep(0.01)
         return line
 
@@ -98,7 +108,7 @@ def test_the_stdio_server_answers_each_bad_line_and_goes_on(memory: Memory, capl
     ]
     out = io.StringIO()
     with caplog.at_level("WARNING", logger="anchormem.mcp"):
-        stdin = ClientStdin("\n".join(lines) + "\n", out, awaited='"tools":')
+        stdin = ClientStdin("\n".join(lines) + "\n", out, awaited=2)
         run_stdio(build_server(memory, user_id="alice"), stdin=stdin, stdout=out)
     replies = {r.get("id"): r for r in map(json.loads, out.getvalue().splitlines())}
     assert replies[7]["error"]["code"] == INVALID_REQUEST
