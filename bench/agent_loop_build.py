@@ -58,6 +58,23 @@ def sessions_of(conv: Conversation) -> list[list[Turn]]:
     return list(by.values())
 
 
+def relabelled(turns: Sequence[Turn], ids: Sequence[str], session: str, date: str) -> list[Turn]:
+    """``turns`` as one new session: each its new id, the session's label, its place in it and the session's
+    date; speaker, text and image kept (not the source's time flags or metadata)."""
+    return [
+        Turn(
+            id=tid,
+            session=session,
+            position=i,
+            speaker=t.speaker,
+            text=t.text,
+            timestamp=date,
+            image_caption=t.image_caption,
+        )
+        for i, (t, tid) in enumerate(zip(turns, ids, strict=True))
+    ]
+
+
 def session_stream(convs: Sequence[Conversation]) -> Iterator[list[Turn]]:
     """The memory's sessions, endless: the conversations' sessions in order, pass after pass, each with
     a new label, new turn ids and the next day's date."""
@@ -67,18 +84,7 @@ def session_stream(convs: Sequence[Conversation]) -> Iterator[list[Turn]]:
             for turns in sessions_of(conv):
                 label = str(k + 1)
                 date = locomo_date(FIRST_DAY + timedelta(days=k, minutes=7 * (k % 60)))
-                yield [
-                    Turn(
-                        id=f"{conv.name}/r{rep}/{t.id}",
-                        session=label,
-                        position=i,
-                        speaker=t.speaker,
-                        text=t.text,
-                        timestamp=date,
-                        image_caption=t.image_caption,
-                    )
-                    for i, t in enumerate(turns)
-                ]
+                yield relabelled(turns, [f"{conv.name}/r{rep}/{t.id}" for t in turns], label, date)
                 k += 1
 
 

@@ -20,13 +20,13 @@ import os
 import sys
 import tempfile
 import time
-from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from agent_loop_mem0 import DATA, DEFAULT_DATA, Mem0Side, Message, OursSide, load_messages
+from profile_add import Spent
+from profile_add import Timer as CallTimer
 
 import anchormem.index.cache as cache_module
 import anchormem.ingest.ingester as ingester_module
@@ -34,29 +34,18 @@ import anchormem.ingest.pipeline as pipeline_module
 import anchormem.search.searcher as searcher_module
 from anchormem.embed.onnx_runtime import OnnxMiniLMEmbedder
 
-Spent = dict[str, float]
 
-
-class Timer:
-    """Sums the wall-clock time of wrapped calls by name, and counts what the embedder is given."""
+class Timer(CallTimer):
+    """``profile_add``'s timer (the wall-clock time of wrapped calls, summed by name), counting what the embedder is
+    given too."""
 
     def __init__(self) -> None:
-        self.spent: Spent = defaultdict(float)
+        super().__init__()
         self.texts: list[str] = []  # the texts embedded since the last take()
 
-    def wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                self.spent[name] += time.perf_counter() - start
-
-        return timed
-
     def take(self) -> Spent:
-        out, self.spent, self.texts = dict(self.spent), defaultdict(float), []
-        return out
+        self.texts = []
+        return super().take()
 
 
 def one_thread(embedder: OnnxMiniLMEmbedder, texts: list[str]) -> float:

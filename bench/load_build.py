@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from agent_loop_build import TextCachedEmbedder  # bench/ is on the path when this file runs as a script
+from agent_loop_build import TextCachedEmbedder, relabelled  # bench/ is on the path when this file runs as a script
 from load_copy import copy_user, scope_tables, user_turns
 from load_db import database_url, primary
 
@@ -92,18 +92,7 @@ def pool_sessions(sessions: Sequence[list[Turn]], p: int, turns: int) -> Iterato
                 return
             take = session[: turns - done]
             date = locomo_date(start + timedelta(days=k, minutes=11 * (k % 50)))
-            yield [
-                Turn(
-                    id=f"s{k + 1}:{i + 1}",
-                    session=str(k + 1),
-                    position=i,
-                    speaker=t.speaker,
-                    text=t.text,
-                    timestamp=date,
-                    image_caption=t.image_caption,
-                )
-                for i, t in enumerate(take)
-            ]
+            yield relabelled(take, [f"s{k + 1}:{i + 1}" for i in range(len(take))], str(k + 1), date)
             done += len(take)
             k += 1
 
