@@ -5,7 +5,8 @@ subject only extended). The LLM's answers are recorded below, keyed by what each
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,17 @@ from anchormem.search.rerank.supersession import shows_change
 from tests.maya import MOVE, TopicEmbedder, all_sessions, chat, recorded
 
 
+@contextmanager
+def recorded_memory(store: Path, reply: Callable[[list[Any]], str] = recorded) -> Iterator[Memory]:
+    """A memory at ``store`` whose LLM answers by ``reply`` (the recorded answers unless said)."""
+    settings = Settings.load(env={}, store=str(store), embed__backend="hash")
+    with Memory(settings, embedder=TopicEmbedder(), llm=FakeLLM(reply, model="recorded-llm")) as memory:
+        yield memory
+
+
 @pytest.fixture
 def mem(tmp_path: Path) -> Iterator[Memory]:
-    settings = Settings.load(env={}, store=str(tmp_path / "mem.db"), embed__backend="hash")
-    with Memory(settings, embedder=TopicEmbedder(), llm=FakeLLM(recorded, model="recorded-llm")) as memory:
+    with recorded_memory(tmp_path / "mem.db") as memory:
         yield memory
 
 
@@ -277,12 +285,11 @@ def _restating(messages: list[Any]) -> str:
 
 
 def test_a_link_between_two_wordings_of_one_value_gives_no_mark(tmp_path: Path) -> None:
-    settings = Settings.load(env={}, store=str(tmp_path / "restated.db"), embed__backend="hash")
     said = chat(
         ("2024-05-01T09:00:00", "My chess club meets at the Ateneo on Tuesdays."),
         ("2024-09-20T18:00:00", "The club is still at the Ateneo on Tuesdays, with more players now."),
     )
-    with Memory(settings, embedder=TopicEmbedder(), llm=FakeLLM(_restating, model="recorded-llm")) as memory:
+    with recorded_memory(tmp_path / "restated.db", _restating) as memory:
         memory.add(said, user_id="maya")
         [event] = memory.events(user_id="maya")
         facts = {f.id: f.text for f in memory.facts(user_id="maya")}
@@ -322,12 +329,11 @@ def _with_work(messages: list[Any]) -> str:
 
 
 def test_a_context_is_earlier_only_for_the_fact_that_was_replaced(tmp_path: Path) -> None:
-    settings = Settings.load(env={}, store=str(tmp_path / "work.db"), embed__backend="hash")
     said = chat(
         ("2024-03-02T10:00:00", "I live in Lavapiés and I work as a guide at the Prado."),
         ("2024-09-20T18:00:00", "We finally moved to Carabanchel last week!"),
     )
-    with Memory(settings, embedder=TopicEmbedder(), llm=FakeLLM(_with_work, model="recorded-llm")) as memory:
+    with recorded_memory(tmp_path / "work.db", _with_work) as memory:
         memory.add(said, user_id="maya")
         assert any(e.supersedes for e in memory.events(user_id="maya"))
         home = marks(memory.search("Where does Maya live?", user_id="maya"))
