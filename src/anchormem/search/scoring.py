@@ -149,9 +149,10 @@ def reply_side(
     the one in which the reply follows ranks first: it takes the higher of the two values, the other the lower.
 
     In the paper's 3-turn windows a turn is the last of one window and the first of the next. A question's answer
-    is the next turn ("A museum job! What do you do there?" / "I restore the old wooden boat models"), while the
-    turns before it answer something else; the anchor itself is in both windows. Only whole-message windows that
-    share a turn move (passages of long messages share none: :func:`exchange_lift`). Returns new values."""
+    is the next turn ("A museum job, that's perfect for you. What do you do there?" / "I restore the old wooden boat
+    models"), while the turns before it answer something else; the anchor itself is in both windows. Only
+    whole-message windows that share a turn move (passages of long messages share none: :func:`exchange_lift`).
+    Returns new values."""
     contexts, groups, facts = snapshot.contexts, snapshot.context_facts, snapshot.facts
     out = values.copy()
     moved: set[int] = set()
