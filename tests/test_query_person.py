@@ -66,6 +66,14 @@ FRIENDS = {"Caroline", "Melanie"}
         ("Wo arbeite ich?", "user", "Lena"),
         ("Wo wohnt die Nutzerin?", "user", "Lena"),
         ("Was hat die Assistentin empfohlen?", "assistant", "Assistant"),
+        # the assistant and the user named both, the assistant first: its advice is asked about
+        ("Was hat der Assistent der Nutzerin zur Teilzeit geraten?", "assistant", "Assistant"),
+        ("Wat heeft de assistent de gebruiker aangeraden?", "assistant", "Assistant"),
+        ("Waar woont de gebruiker nu?", "user", "Lena"),
+        ("waar werk ik nu?", "user", "Lena"),
+        ("wat had jij me aangeraden voor de verbouwing?", "assistant", "Assistant"),
+        ("onde eu trabalho agora?", "user", "Lena"),
+        ("quanto tempo vc disse pra eu esperar?", "assistant", "Assistant"),
     ],
 )
 def test_the_first_person_is_the_user_and_you_the_assistant(

@@ -47,12 +47,14 @@ _FIRST = re.compile(
     r"|yo|mi|mis|mí|mío|mía|míos|mías|conmigo"  # Spanish
     r"|ich|mein|meine|meinen|meinem|meiner|meines|mir|mich"  # German
     r"|je|j['’]|moi|mon|m['’]"  # French
-    r"|io|mio|miei|mie)(?![\w'’])",  # Italian
+    r"|io|mio|miei|mie"  # Italian
+    r"|eu|meu|meus|minha|minhas|comigo"  # Portuguese
+    r"|ik|mijn|mij)(?![\w'’])",  # Dutch
     re.IGNORECASE,
 )
 _SECOND = re.compile(
     r"(?<![\w'’])(?:you|your|yours|yourself|tú|usted|você|du|dein|deine|deinen|deinem|deiner|dich|dir|vous|tu|toi"
-    r"|ti|tuo|tua|tuoi|tue)(?![\w'’])",
+    r"|ti|tuo|tua|tuoi|tue|vc|vocês|teu|teus|tuas|jij|jou|jouw)(?![\w'’])",
     re.IGNORECASE,
 )
 # "you" in the verb of a pro-drop language: the preterite's second person (Spanish and Portuguese "-aste",
@@ -80,8 +82,10 @@ ROLE_WORDS = {  # the words that name a role in a question, in the languages rea
         "benutzerin",
         "utilisateur",
         "utilisatrice",
+        "gebruiker",
+        "gebruikster",
     ),
-    "assistant": ("assistant", "asistente", "assistente", "assistentin", "assistante"),
+    "assistant": ("assistant", "asistente", "assistente", "assistent", "assistentin", "assistante"),
 }
 _ROLE = {
     role: re.compile(r"(?<![\w'’])(?:" + "|".join(words) + r")(?:'s|’s)?(?![\w'’])", re.IGNORECASE)
