@@ -54,3 +54,10 @@ def test_unknown_terms_and_empty_index() -> None:
 def test_repeated_query_terms_count_once() -> None:
     index = BM25Index(["cello music", "music"])
     assert np.allclose(index.scores("cello cello music"), index.scores("cello music"))
+
+
+def test_words_of_every_alphabet_are_whole_terms() -> None:
+    assert tokenize("Die Übergabe ist am Montag") == tokenize("die übergabe ist am montag")
+    assert "übergab" in tokenize("Die Übergabe ist am Montag"), "not 'bergab', the word cut at its umlaut"
+    index = BM25Index(["A mudança foi no sábado", "O coworking fica em Pompeia"])
+    assert index.scores("mudança")[0] > 0.0 and index.scores("mudan")[0] == 0.0

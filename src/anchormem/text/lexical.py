@@ -22,7 +22,7 @@ from anchormem._util.words import FUNCTION_WORDS, stem
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 # A small English stop list: function words only (names, dates and numbers stay searchable), and the
 # pieces a tokenizer leaves of contractions ("don't" -> "don", "t").
