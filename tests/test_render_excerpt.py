@@ -149,3 +149,17 @@ def test_an_llm_fact_is_shown_by_the_sentence_that_says_it_in_its_words() -> Non
     block = SearchResult("Where does the user work now?", (*hits, llm), (), reading_order=tuple(range(7)))
     shown = block.prompt(max_chars=2_400).text
     assert job in shown and "(excerpt)" in shown, "in the block too, by the LLM fact's source"
+
+
+def test_a_kept_heading_keeps_the_list_under_it() -> None:
+    reply = (
+        "Here's a warm, practical draft for your brother and sister.\n\n"
+        + FILLER
+        + "\n\n**An idea for sharing the load**\n"
+        "- We each take one fixed weekend a month to visit or stay over.\n"
+        "- A shared Google Calendar for appointments, so nobody has to chase.\n"
+        "- A quick family call on the first Sunday of each month.\n\n" + FILLER
+    )
+    shown = excerpt(reply, ["assistant: **An idea for sharing the load**"], "How do we share the load?") or ""
+    assert "one fixed weekend a month" in shown and "shared Google Calendar" in shown
+    assert "whales" not in shown, "the list is kept, not the message"

@@ -13,7 +13,9 @@ cards?") come after those that state something: a question is shaped like the qu
 often ranks first, but it is a request and never holds the fact; the statement beside it does. Two anchor
 sentences are kept, and a third that states something while the three stay within ``SHORT_CHARS``: a fact
 told in passing is often the third anchor of its message ("Hi, I'm Helen." ranks first for "What is my
-mother's name?", "…for my mum, Joan, who's 84…" third), and a short one costs the block little.
+mother's name?", "…for my mum, Joan, who's 84…" third), and a short one costs the block little. A kept heading
+or lead-in ("**An idea for sharing the load**") keeps the list items under it: the heading says what follows,
+the items say it (:mod:`anchormem.text.layout`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import re
 from collections.abc import Sequence
 
 from anchormem._util.words import FUNCTION_WORDS
+from anchormem.text.layout import is_heading, is_item
 
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)|\n+")
@@ -31,6 +34,7 @@ MAX_UNITS = 2  # anchor sentences kept of one message; a third while they stay w
 SHORT_CHARS = 280
 MIN_SHARED = 2  # words an LLM's fact shares with the sentence it stands for
 MIN_WORDS = 3  # a sentence shorter than this joins the one before it
+LIST_CHARS = 320  # of the list under a kept heading, the items kept while they stay within this
 
 
 def units(text: str) -> list[str]:
@@ -103,7 +107,25 @@ def choose(sentences: Sequence[str], anchors: Sequence[str], query: str, worded:
     for i in list(keep):
         if sentences[i].rstrip().endswith("?") and i + 1 < len(sentences) and i + 1 not in keep:
             keep.append(i + 1)
+    for i in list(keep):
+        keep.extend(j for j in _listed(sentences, i) if j not in keep)
     return sorted(keep)
+
+
+def _listed(sentences: Sequence[str], i: int) -> list[int]:
+    """The list items right under ``sentences[i]`` when it is a heading or a lead-in ("**An idea for sharing
+    the load**", "### Next steps", "Here's what I'd do:"), as many as stay within ``LIST_CHARS``: a heading
+    says what follows, the items say it."""
+    if not is_heading(sentences[i]):
+        return []
+    out: list[int] = []
+    size = 0
+    for j in range(i + 1, len(sentences)):
+        if not is_item(sentences[j]) or (out and size + len(sentences[j]) > LIST_CHARS):
+            break
+        out.append(j)
+        size += len(sentences[j])
+    return out
 
 
 def excerpt(text: str, anchors: Sequence[str], query: str, worded: Sequence[str] = ()) -> str | None:
