@@ -14,7 +14,7 @@ from anchormem.llm.jsonrepair import loads_lenient
 from anchormem.llm.protocol import Message
 from anchormem.render.fence import fenced
 
-VERSION = "facts-v2"
+VERSION = "facts-v3"
 
 SYSTEM = (
     "You turn conversation excerpts into atomic facts for a long-term memory. "
@@ -29,6 +29,7 @@ opinion, feeling, possession, relationship, or what a shared photo shows.
 - Start every fact with the name of the person it is about, usually the speaker.
 - Resolve pronouns and "I", "you", "my", "we" to names. Never leave a pronoun whose person is unclear.
 - Keep names, places, numbers, titles and dates exactly.
+- Write the facts in the language of the excerpt: an excerpt in German gives facts in German.
 - Turn relative times into dates using the DATE line: with DATE "1:56 pm on 8 May, 2023", \
 "yesterday" becomes "on 7 May 2023", "last year" becomes "in 2022", "next month" becomes "in June 2023".
 - Extract facts from EVERY speaker, not only the first one.
