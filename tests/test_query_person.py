@@ -74,6 +74,8 @@ FRIENDS = {"Caroline", "Melanie"}
         ("wat had jij me aangeraden voor de verbouwing?", "assistant", "Assistant"),
         ("onde eu trabalho agora?", "user", "Lena"),
         ("quanto tempo vc disse pra eu esperar?", "assistant", "Assistant"),
+        ("wat zei je ook alweer over die test?", "assistant", "Assistant"),  # Dutch "je": you, not French "je"
+        ("had ik toen al een auto?", "user", "Lena"),
     ],
 )
 def test_the_first_person_is_the_user_and_you_the_assistant(

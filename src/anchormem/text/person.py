@@ -99,7 +99,8 @@ _ASKING = re.compile(  # "you" in the form of a request: not a question about th
 )
 _SUBJECT = re.compile(  # who does it: the pronoun after the question's auxiliary ("did you…", "did I ask you…")
     r"\b(?:did|do|does|have|has|had|will|would|can|could|should|was|were|am|are"
-    r"|hast|habe|hatte|hattest|bist|bin|warst|war|wirst|werde|kannst|kann|sollte|solltest)\s+(?P<who>i|you|ich|du)\b",
+    r"|hast|habe|hatte|hattest|bist|bin|warst|war|wirst|werde|kannst|kann|sollte|solltest"
+    r"|heb|hebt|heeft|zei|zeg|zou|kun|kon|ben|wil|moest|raadde|adviseerde)\s+(?P<who>i|you|ich|du|ik|je|jij)\b",
     re.IGNORECASE,
 )
 _MY_NAME = re.compile(
@@ -180,7 +181,7 @@ def question_speaker(query: str, speakers: Collection[str], names: Collection[st
         return min(named, key=lambda s: named[s]) if set(named) == pair else None
     subject = _SUBJECT.search(_ASKING.sub(" ", query))
     if subject is not None:
-        return user if subject.group("who").casefold() in ("i", "ich") else assistant_speaker(speakers)
+        return user if subject.group("who").casefold() in ("i", "ich", "ik") else assistant_speaker(speakers)
     if addresses_assistant(query):
         return assistant_speaker(speakers)
     return user
