@@ -15,7 +15,7 @@ sentences are kept, and a third that states something while the three stay withi
 told in passing is often the third anchor of its message ("Hi, I'm Helen." ranks first for "What is my
 mother's name?", "…for my mum, Joan, who's 84…" third), and a short one costs the block little. A kept heading
 or lead-in ("**An idea for sharing the load**") keeps the list items under it: the heading says what follows,
-the items say it (:mod:`anchormem.text.layout`).
+the items say it (:mod:`anchormem.render.layout`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 
 from anchormem._util.words import FUNCTION_WORDS
-from anchormem.text.layout import is_heading, is_item
+from anchormem.render.layout import is_heading, is_item
 
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)|\n+")
