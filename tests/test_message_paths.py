@@ -256,7 +256,7 @@ def test_cli_adds_one_message_and_lists_turns_with_their_time_and_metadata(
 ) -> None:
     base = ["--user", "maya", "--store", str(tmp_path / "cli.db"), "--embed-backend", "hash", "--quiet"]
     # a retry sends the same message with the same time; without --time each add is "now", so two adds a
-    # second apart are two messages (docs/messages.md), and the test would hang on the clock
+    # second apart are two messages (docs/messages.md), and the test would depend on the clock
     when = ["--time", "2024-05-28T09:00:00Z"]
     assert main(["add", "--message", "I like tea.", *when, *base]) == 0
     assert main(["add", "--message", "I like tea.", "--json", *when, *base]) == 0  # the same message again
