@@ -316,6 +316,30 @@ def test_a_haystack_hides_the_chat_among_other_peoples_sessions() -> None:
         build_haystack(target, [people], min_chars=10**7)
 
 
+def test_filler_is_banned_by_whole_words_of_the_answers() -> None:
+    """An answer "Go" (the language) keeps out a session that says "go", not one that says "ago" or "good"."""
+    target = chat_sample()
+    target["qa"] = [{**QA[0], "answer": "Go", "answer_terms": ["Go"]}]
+
+    def session(text: str) -> list[dict[str, str]]:
+        return [{"speaker": "Ana", "dia_id": "D1:1", "text": text}, {"speaker": "Ben", "dia_id": "D1:2", "text": "Ok."}]
+
+    texts = {1: "A good walk two days ago. " * 40, 2: "Shall we go? " * 80}
+    people = {
+        "sample_id": "conv-y",
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Ben",
+            **{f"session_{n}_date_time": f"1:00 pm on {n} May, 2023" for n in texts},
+            **{f"session_{n}": session(text) for n, text in texts.items()},
+        },
+        "qa": [],
+    }
+    hay = build_haystack(target, [people], min_chars=500)
+    kept = " ".join(t["text"] for _, turns in sessions_of(hay) for t in turns)
+    assert "A good walk" in kept and "Shall we go?" not in kept
+
+
 def test_a_kept_memory_is_added_once_and_anew_when_the_chat_changes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -53,6 +54,15 @@ def _forbidden(sample: dict[str, Any]) -> list[str]:
     return [w.casefold() for w in words if w.strip()]
 
 
+def _banned(sample: dict[str, Any]) -> re.Pattern[str]:
+    """What a filler session may not hold: any of :func:`_forbidden` as a whole word or phrase (an answer
+    "Go", the language, bans a session that says "go" but not one that says "ago" or "good")."""
+    words = sorted(set(_forbidden(sample)), key=len, reverse=True)
+    if not words:
+        return re.compile(r"(?!)")
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)")
+
+
 def _when(date_time: str) -> datetime:
     text = iso(date_time)
     try:
@@ -70,14 +80,14 @@ def build_haystack(
     own = sessions_of(sample)
     if not own:
         raise InputError(f"haystack: {sample.get('sample_id')} has no sessions")
-    banned = _forbidden(sample)
+    banned = _banned(sample)
     pool: list[list[dict[str, Any]]] = []
     for filler in fillers:
         if filler.get("sample_id") == sample.get("sample_id"):
             continue
         for _, turns in sessions_of(filler):
             text = " ".join(str(t.get("text", "")) for t in turns).casefold()
-            if turns and not any(word in text for word in banned):
+            if turns and not banned.search(text):
                 pool.append(_as_roles(filler, turns))
     random.Random(f"{seed}|{sample.get('sample_id')}").shuffle(pool)
     chosen: list[list[dict[str, Any]]] = []
