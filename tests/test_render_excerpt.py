@@ -163,3 +163,19 @@ def test_a_kept_heading_keeps_the_list_under_it() -> None:
     shown = excerpt(reply, ["assistant: **An idea for sharing the load**"], "How do we share the load?") or ""
     assert "one fixed weekend a month" in shown and "shared Google Calendar" in shown
     assert "whales" not in shown, "the list is kept, not the message"
+
+
+def test_a_lead_in_with_a_colon_keeps_the_line_it_announces() -> None:
+    """A pasted letter's "offered a date for your operation as follows:" says nothing; the line after it does,
+    list item or not. A heading that is no lead-in ("**Next steps**") keeps only list items, as before."""
+    letter = (
+        FILLER + "\nI am pleased to confirm that you have been offered a date for your operation as follows:\n"
+        "Date of surgery: Wednesday 14 May 2025\n"
+        "Please read the enclosed leaflet carefully before you come in.\n" + FILLER
+    )
+    anchor = "user: I am pleased to confirm that you have been offered a date for your operation as follows:"
+    shown = excerpt(letter, [anchor], "When was the operation first booked?") or ""
+    assert "Wednesday 14 May 2025" in shown and "enclosed leaflet" not in shown
+    reply = FILLER + "\n**Next steps**\nBook the van for Saturday morning before they run out.\n" + FILLER
+    shown = excerpt(reply, ["assistant: **Next steps**"], "What are the next steps?") or ""
+    assert "Book the van" not in shown, "a heading alone announces no single line"

@@ -15,7 +15,8 @@ sentences are kept, and a third that states something while the three stay withi
 told in passing is often the third anchor of its message ("Hi, I'm Helen." ranks first for "What is my
 mother's name?", "…for my mum, Joan, who's 84…" third), and a short one costs the block little. A kept heading
 or lead-in ("**An idea for sharing the load**") keeps the list items under it: the heading says what follows,
-the items say it (:mod:`anchormem.render.layout`).
+the items say it (:mod:`anchormem.render.layout`); a lead-in that ends with a colon ("…offered a date for your
+operation as follows:") keeps the line after it, an item or not ("Date of surgery: Wednesday 14 May 2025").
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import re
 from collections.abc import Sequence
 
 from anchormem._util.words import FUNCTION_WORDS
-from anchormem.render.layout import is_heading, is_item
+from anchormem.render.layout import announces, is_heading, is_item
 
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)|\n+")
@@ -115,12 +116,19 @@ def choose(sentences: Sequence[str], anchors: Sequence[str], query: str, worded:
 def _listed(sentences: Sequence[str], i: int) -> list[int]:
     """The list items right under ``sentences[i]`` when it is a heading or a lead-in ("**An idea for sharing
     the load**", "### Next steps", "Here's what I'd do:"), as many as stay within ``LIST_CHARS``: a heading
-    says what follows, the items say it."""
+    says what follows, the items say it. After a lead-in that ends with a colon, the line that follows comes
+    first whether it is an item or not (within ``LIST_CHARS``): it is what the colon announces."""
     if not is_heading(sentences[i]):
         return []
     out: list[int] = []
     size = 0
-    for j in range(i + 1, len(sentences)):
+    follows = i + 1
+    if announces(sentences[i]) and follows < len(sentences) and not is_item(sentences[follows]):
+        if len(sentences[follows]) > LIST_CHARS:
+            return []
+        out.append(follows)  # "offered a date as follows:" keeps "Date of surgery: Wednesday 14 May 2025"
+        size += len(sentences[follows])
+    for j in range(follows + len(out), len(sentences)):
         if not is_item(sentences[j]) or (out and size + len(sentences[j]) > LIST_CHARS):
             break
         out.append(j)

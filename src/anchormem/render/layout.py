@@ -17,6 +17,12 @@ def is_heading(line: str) -> bool:
     return _HEADING.match(line.strip()) is not None
 
 
+def announces(line: str) -> bool:
+    """Whether ``line`` is a lead-in that ends with a colon ("…offered a date for your operation as follows:"):
+    what it announces is the line after it, a list item or not."""
+    return line.rstrip().endswith(":") and is_heading(line)
+
+
 def is_item(line: str) -> bool:
     """Whether ``line`` is a list item: a bullet ("- ", "* ", "• ") or a number ("1. ", "2) ") and its text."""
     return _ITEM.match(line.strip()) is not None
