@@ -84,9 +84,17 @@ class FakeOpenAIServer:
                     server.headers_seen.append({k.lower(): v for k, v in self.headers.items()})
                     server.active += 1
                     server.max_active = max(server.max_active, server.active)
+                self._counted = True
                 try:
                     self._answer(body)
                 finally:
+                    self._done()
+
+            def _done(self) -> None:
+                """The request stops counting as active once its answer starts: the client may send its next
+                request as soon as it has read this answer, before this handler returns."""
+                if getattr(self, "_counted", False):
+                    self._counted = False
                     with server._lock:
                         server.active -= 1
 
@@ -120,6 +128,7 @@ class FakeOpenAIServer:
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()
+                self._done()
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
