@@ -176,6 +176,19 @@ def test_a_lead_in_with_a_colon_keeps_the_line_it_announces() -> None:
     anchor = "user: I am pleased to confirm that you have been offered a date for your operation as follows:"
     shown = excerpt(letter, [anchor], "When was the operation first booked?") or ""
     assert "Wednesday 14 May 2025" in shown and "enclosed leaflet" not in shown
-    reply = FILLER + "\n**Next steps**\nBook the van for Saturday morning before they run out.\n" + FILLER
-    shown = excerpt(reply, ["assistant: **Next steps**"], "What are the next steps?") or ""
-    assert "Book the van" not in shown, "a heading alone announces no single line"
+
+
+def test_a_short_title_keeps_the_line_under_it() -> None:
+    """A pasted offer's section title ("1. Start date and place of work") holds no fact; the line under it does.
+    A sentence that ends with a full stop is no title, whatever its length."""
+    offer = (
+        FILLER + "\n1. Start date and place of work\nYour employment will commence on Monday 9 June 2025.\n"
+        "Your normal place of work will be our Finnieston clinic.\n" + FILLER
+    )
+    shown = excerpt(offer, ["user: Start date and place of work"], "When did the new job start?") or ""
+    assert "Monday 9 June 2025" in shown and "Finnieston" not in shown
+    reply = FILLER + "\n**What to do next**\nBook the van for Saturday morning before they run out.\n" + FILLER
+    assert "Book the van" in (excerpt(reply, ["assistant: **What to do next**"], "What should I do next?") or "")
+    note = FILLER + "\nThe flat is fine.\nWe paid the deposit of 340 euros on Monday.\n" + FILLER
+    shown = excerpt(note, ["user: The flat is fine."], "Is the flat fine?") or ""
+    assert "340 euros" not in shown, "a short sentence is no title"
