@@ -59,6 +59,10 @@ FRIENDS = {"Caroline", "Melanie"}
         ("¿cuántos gramos me dijiste que tomara?", "assistant", "Assistant"),
         ("¿qué me has recomendado para la rodilla?", "assistant", "Assistant"),
         ("Cosa mi hai consigliato?", "assistant", "Assistant"),
+        ("che vino mi avevi detto di servire col bollito?", "assistant", "Assistant"),  # the pluperfect's "you"
+        ("¿qué me habías dicho del alquiler?", "assistant", "Assistant"),
+        ("o que me tinhas dito sobre a renda?", "assistant", "Assistant"),
+        ("avevo già la macchina allora?", "user", "Lena"),  # "avevo": I had
         ("Dove abito adesso?", "user", "Lena"),
         ("Onde moro agora?", "user", "Lena"),
         ("¿Dónde vive ahora el usuario?", "user", "Lena"),

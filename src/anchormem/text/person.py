@@ -22,7 +22,8 @@ asistente").
 3. else the assistant's speaker when it speaks to "you" (the phrases of a request, "can you tell me",
    "do you remember", do not count: they ask, they are not about the assistant); Spanish, Portuguese and
    Italian say "you" in the verb alone: the second person of the preterite ("¿qué me recomendaste?",
-   "dijiste") and the perfect's auxiliary ("¿qué me has dicho?", "cosa mi hai consigliato?");
+   "dijiste") and the auxiliary of the perfect ("¿qué me has dicho?", "cosa mi hai consigliato?") and of the
+   pluperfect ("che vino mi avevi detto di servire?", "¿qué me habías dicho?", "o que me tinhas dito?");
 4. else the user's speaker, when the memory has one and the question names nobody: in the first person
    ("Where do I live?") or in none (Spanish, Italian and Portuguese drop the subject pronoun: "¿dónde vivo
    ahora?", "¿qué bici tengo?"; "When was the launch?" asks about the user's life too). In a memory of a
@@ -58,12 +59,13 @@ _SECOND = re.compile(
     re.IGNORECASE,
 )
 # "you" in the verb of a pro-drop language: the preterite's second person (Spanish and Portuguese "-aste",
-# "-iste": recomendaste, dijiste; not "-este", the end of Spanish "este") and the perfect's auxiliary (Spanish
-# "has" + participle, Italian "hai"); words that only end alike (triste, existe, contraste) are left out
+# "-iste": recomendaste, dijiste; not "-este", the end of Spanish "este"), the perfect's auxiliary (Spanish
+# "has" + participle, Italian "hai") and the pluperfect's (Italian "avevi", Spanish "habías", Portuguese
+# "tinhas": "che vino mi avevi detto?"); words that only end alike (triste, existe, contraste) are left out
 _SECOND_VERB = re.compile(
     r"(?<![\w'’])(?!(?:tr|ch|qu|alp|ex|res|ins|cons|pers|as|des|subs)iste(?![\w'’]))"
     r"(?!(?:contr|desg|eng|tr|b|g|h)aste(?![\w'’]))\w+(?:aste|iste)(?![\w'’])"
-    r"|\bhas\s+\w+(?:ado|ido|cho|to)\b|\bhai\b",
+    r"|\bhas\s+\w+(?:ado|ido|cho|to)\b|\bhai\b|\bavevi\b|\bhab[ií]as\b|\btinhas\b",
     re.IGNORECASE,
 )
 ROLE_WORDS = {  # the words that name a role in a question, in the languages read here
