@@ -70,6 +70,8 @@ class FakeOpenAIServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            _counted = False  # whether this handler's request still counts in ``server.active``
+
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 pass
 
@@ -93,7 +95,7 @@ class FakeOpenAIServer:
             def _done(self) -> None:
                 """The request stops counting as active once its answer starts: the client may send its next
                 request as soon as it has read this answer, before this handler returns."""
-                if getattr(self, "_counted", False):
+                if self._counted:
                     self._counted = False
                     with server._lock:
                         server.active -= 1

@@ -16,8 +16,8 @@ told in passing is often the third anchor of its message ("Hi, I'm Helen." ranks
 mother's name?", "…for my mum, Joan, who's 84…" third), and a short one costs the block little. A kept heading
 or lead-in ("**An idea for sharing the load**") keeps the list items under it: the heading says what follows,
 the items say it (:mod:`anchormem.render.layout`); a lead-in that ends with a colon ("…offered a date for your
-operation as follows:") or a short title ("Start date and place of work") keeps the line after it, an item or not
-("Date of surgery: Wednesday 14 May 2025", "Your employment will commence on Monday 9 June 2025.").
+operation as follows:") or a short title ("Start date and place of work") keeps the line after it when that line is
+no list item ("Date of surgery: Wednesday 14 May 2025", "Your employment will commence on Monday 9 June 2025.").
 """
 
 from __future__ import annotations
@@ -118,19 +118,20 @@ def _listed(sentences: Sequence[str], i: int) -> list[int]:
     """The list items right under ``sentences[i]`` when it is a heading or a lead-in ("**An idea for sharing
     the load**", "### Next steps", "Here's what I'd do:"), as many as stay within ``LIST_CHARS``: a heading
     says what follows, the items say it. After a lead-in that ends with a colon or a short title
-    (:func:`~anchormem.render.layout.announces`), the line that follows comes first whether it is an item or not
-    (within ``LIST_CHARS``): it is what the lead-in announces."""
+    (:func:`~anchormem.render.layout.announces`), a line that is no item comes first (within ``LIST_CHARS``): it is
+    what the lead-in announces; the items after it follow as under a heading."""
     out: list[int] = []
     size = 0
-    follows = i + 1
-    if announces(sentences[i]) and follows < len(sentences) and not is_item(sentences[follows]):
-        if len(sentences[follows]) > LIST_CHARS:
+    start = i + 1  # the first sentence a list item may be taken from
+    if start < len(sentences) and not is_item(sentences[start]) and announces(sentences[i]):
+        if len(sentences[start]) > LIST_CHARS:
             return []
-        out.append(follows)  # "offered a date as follows:" keeps "Date of surgery: Wednesday 14 May 2025"
-        size += len(sentences[follows])
+        out.append(start)  # "offered a date as follows:" keeps "Date of surgery: Wednesday 14 May 2025"
+        size += len(sentences[start])
+        start += 1
     elif not is_heading(sentences[i]):
         return []
-    for j in range(follows + len(out), len(sentences)):
+    for j in range(start, len(sentences)):
         if not is_item(sentences[j]) or (out and size + len(sentences[j]) > LIST_CHARS):
             break
         out.append(j)

@@ -24,8 +24,9 @@ TITLE_WORDS = 8
 
 def announces(line: str) -> bool:
     """Whether ``line`` says what the line after it holds: a lead-in that ends with a colon ("…offered a date
-    for your operation as follows:"), or a short title with no sentence of its own ("1. Start date and place of
-    work", "§ 1 Ausbildungszeit", "### Les options")."""
+    for your operation as follows:"), or a short title with no sentence of its own and no list item ("Start date
+    and place of work", "§ 1 Ausbildungszeit", "### Les options"; a numbering or heading mark is not counted
+    among its words)."""
     text = line.strip()
     if text.endswith(":") and is_heading(text):
         return True
