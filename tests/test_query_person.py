@@ -80,6 +80,12 @@ FRIENDS = {"Caroline", "Melanie"}
         ("quanto tempo vc disse pra eu esperar?", "assistant", "Assistant"),
         ("wat zei je ook alweer over die test?", "assistant", "Assistant"),  # Dutch "je": you, not French "je"
         ("had ik toen al een auto?", "user", "Lena"),
+        # a role's word after an elided article or preposition (Italian, French)
+        ("Quale prodotto l'assistente ha raccomandato per la doccia?", "assistant", "Assistant"),
+        ("Quale regola ha consigliato l'assistente all'utente?", "assistant", "Assistant"),
+        ("Quel logiciel l'assistante a-t-elle conseillé à l'utilisatrice ?", "assistant", "Assistant"),
+        ("Où habite l'utilisatrice maintenant ?", "user", "Lena"),
+        ("Dov'è la bici dell'utente?", "user", "Lena"),
     ],
 )
 def test_the_first_person_is_the_user_and_you_the_assistant(

@@ -89,8 +89,9 @@ ROLE_WORDS = {  # the words that name a role in a question, in the languages rea
     ),
     "assistant": ("assistant", "asistente", "assistente", "assistent", "assistentin", "assistante"),
 }
+# a role's word may follow an elided article or preposition ("l'assistente", "dell'utente", "l'utilisatrice")
 _ROLE = {
-    role: re.compile(r"(?<![\w'’])(?:" + "|".join(words) + r")(?:'s|’s)?(?![\w'’])", re.IGNORECASE)
+    role: re.compile(r"(?<![\w'’])(?:\w{1,5}['’])?(?:" + "|".join(words) + r")(?:'s|’s)?(?![\w'’])", re.IGNORECASE)
     for role, words in ROLE_WORDS.items()
 }
 _ASKING = re.compile(  # "you" in the form of a request: not a question about the assistant
