@@ -105,7 +105,11 @@ class RetrievalSettings:
     ``cached_scopes`` bounds the scopes whose snapshots a process keeps (at least 1). A scope of at least
     ``snapshot_files`` facts keeps its snapshot in a file next to a SQLite store, or for a server store
     (PostgreSQL) in a folder of ``snapshot_dir`` named by the database, so a new process's first search need not
-    rebuild it (``anchormem.index.snapshot_files``; None: no files). ``ann_index``: a PostgreSQL
+    rebuild it (``anchormem.index.snapshot_files``; None: no files). ``other_language_lexical``: in a scope whose
+    contexts are written in a language other than English, in proportion to their share, the lexical signal weighs
+    this much more (all of them Italian: 1 + 1.0 = twice the anchors' cosine) and a context's anchors are picked by
+    their cosine plus this much of their BM25, since the bundled embedder (all-MiniLM-L6-v2) learned English; 0
+    with an embedder that reads the scope's language as well as English. ``ann_index``: a PostgreSQL
     scope that has an HNSW index (``anchormem maintenance ann-index``, scopes of 200,000+ facts) is searched
     through it, its fact matrix never loaded (False: every scope on the in-process matrix); ``ann_candidates`` is
     how many nearest facts such a search reads (``anchormem.index.ann``)."""
@@ -125,6 +129,7 @@ class RetrievalSettings:
         "before-change",
     )  # in order (``query.rerank``)
     rerank_bound: float = 0.1  # the most one stage may add to or take from a context's score
+    other_language_lexical: float = 1.0  # the lexical signal's extra weight in a scope not written in English
     cached_scopes: int = 64  # scope snapshots one process keeps in memory; the least recently used goes first
     snapshot_files: int | None = 10_000  # scopes of this many facts keep their snapshot in a file; None: never
     snapshot_dir: str | None = None  # a server store's snapshot files; None: ~/.anchormem/server-snapshots
@@ -262,6 +267,8 @@ def _validate(s: Settings) -> None:
         raise ConfigError("retrieval.max_chars must be >= 1 (or unset: no cap)")
     if not 0.0 <= r.rerank_bound <= 1.0:
         raise ConfigError(f"retrieval.rerank_bound must lie in [0, 1], got {r.rerank_bound}")
+    if not 0.0 <= r.other_language_lexical <= 10.0:
+        raise ConfigError(f"retrieval.other_language_lexical must lie in [0, 10], got {r.other_language_lexical}")
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

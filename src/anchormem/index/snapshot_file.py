@@ -168,7 +168,9 @@ def code_stamp() -> str:
     """A hash of the modules whose objects a file holds: a file of other code (a development build with the
     same package version) is stale."""
     digest = hashlib.sha256()
-    for module in sorted({*_CLASSES, "anchormem.index.snapshot", "anchormem.index.snapshot_file"} - {"builtins"}):
+    # the lexical indexes hold terms made by the language rules (``text.languages``): a change there is other code
+    modules = {*_CLASSES, "anchormem.index.snapshot", "anchormem.index.snapshot_file", "anchormem.text.languages"}
+    for module in sorted(modules - {"builtins", "collections"}):
         if module.startswith("anchormem."):
             digest.update(Path(importlib.import_module(module).__file__ or "").read_bytes())
     return digest.hexdigest()[:16]

@@ -55,6 +55,7 @@ from anchormem.search.rerank.recency import mark_dates
 from anchormem.search.rerank.stage import Candidates, apply_stages, final_scores
 from anchormem.search.rerank.subject import Subjects, subjects
 from anchormem.search.scoring import (
+    anchor_order,
     context_max,
     context_soft_max,
     event_votes,
@@ -65,6 +66,7 @@ from anchormem.search.scoring import (
 )
 from anchormem.search.select import BestAnchors, select_diverse, select_ranked
 from anchormem.search.trace import empty_result, trace_of
+from anchormem.text.languages import ENGLISH
 
 __all__ = [
     "RECIPES",
@@ -141,13 +143,17 @@ def retrieve_with(
         )
     else:
         raise ConfigError(f"unknown recipe mode {recipe.mode!r}")
-    anchors_from = top_rows(fact_scores, max(settings.k_facts, recipe.depth))
+    anchor_scores = anchor_order(snapshot, query, fact_scores, settings.other_language_lexical)
+    depth = max(settings.k_facts, recipe.depth)
+    anchors_from = [(f, float(fact_scores[f])) for f, _ in top_rows(anchor_scores, depth)]
     returned_events = events if recipe.return_events else []
     shown = {e: snapshot.events[e] for e, _ in returned_events}
     if recipe.mode != "paper":  # §4.3 returns the top events as they are
         shown = what_they_add(snapshot, events_that_add(snapshot, returned_events, chosen), chosen)
         returned_events = [(e, score) for e, score in returned_events if e in shown and shown[e].text]
-    result = _build_result(snapshot, query, chosen, scores, fact_scores, anchors_from, returned_events, shown, run)
+    result = _build_result(
+        snapshot, query, chosen, scores, fact_scores, anchors_from, returned_events, shown, run, anchor_scores
+    )
     if trace:
         result = replace(result, trace=trace_of(snapshot, result, recipe, settings, run))
     return result
@@ -177,7 +183,14 @@ def contexts_of(snapshot: ScopeSnapshot, fact_rows: list[int]) -> list[int]:
 # -- the default recipe -----------------------------------------------------------------------------
 
 
-def _relevance(snapshot: ScopeSnapshot, query: str, fact_scores: Scores, events: Events, recipe: Recipe) -> Relevance:
+def _relevance(
+    snapshot: ScopeSnapshot,
+    query: str,
+    fact_scores: Scores,
+    events: Events,
+    recipe: Recipe,
+    settings: RetrievalSettings,
+) -> Relevance:
     n = len(snapshot.contexts)
     parts: list[tuple[str, float, Floats, Floats, Floats]] = []
 
@@ -196,7 +209,8 @@ def _relevance(snapshot: ScopeSnapshot, query: str, fact_scores: Scores, events:
             best = [f for f, _ in top_rows(fact_scores, recipe.expand_facts)]
             extra = [t for t in expansion_terms(snapshot, query, best, recipe.expand_terms) if t not in terms]
             lexical = lexical + recipe.expand_weight * index.scores_for_terms(extra)
-        signal("lexical", recipe.w_lexical, lexical)
+        lift = 1.0 + settings.other_language_lexical * (1.0 - index.share(ENGLISH))
+        signal("lexical", recipe.w_lexical * lift, lexical)
     if recipe.w_fact_lexical and snapshot.facts:
         signal("fact_lexical", recipe.w_fact_lexical, context_max(snapshot, snapshot.fact_bm25.scores(query)))
     if recipe.w_events and events:
@@ -225,7 +239,7 @@ def _hybrid(
 ) -> Hybrid:
     """Relevance, then the rerank stages on the candidate pool, then the selection on the adjusted scores
     (maximal marginal relevance over the best anchors' vectors), best first in the order it took them."""
-    rel = _relevance(snapshot, query, fact_scores, events, recipe)
+    rel = _relevance(snapshot, query, fact_scores, events, recipe, settings)
     limit = settings.max_contexts
     pool = [r for r, _ in top_rows(rel.values, max(recipe.pool, 4 * limit))]
     stages = tuple(settings.rerankers) if recipe.rerank else ()
@@ -307,8 +321,11 @@ def _build_result(
     events: list[tuple[int, float]],
     shown: dict[int, Event],
     run: Hybrid | None = None,
+    anchor_scores: npt.NDArray[np.floating] | None = None,
     max_anchors: int = 3,
 ) -> SearchResult:
+    """The result of ``chosen``: each context with its anchors (of ``top_facts``, else its best fact by
+    ``anchor_scores``, the facts' cosines where None; each shown with its cosine) and the events."""
     fact_context = snapshot.fact_context
     anchors: dict[int, list[FactHit]] = {row: [] for row in chosen}
     for f, score in top_facts:
@@ -317,7 +334,8 @@ def _build_result(
             anchors[row].append(FactHit(snapshot.facts[f], score))
     for row in chosen:  # a context found lexically still shows its best-matching fact
         if not anchors[row] and snapshot.context_facts[row]:
-            best = max(snapshot.context_facts[row], key=lambda f: (float(fact_scores[f]), -f))
+            order = fact_scores if anchor_scores is None else anchor_scores
+            best = max(snapshot.context_facts[row], key=lambda f: (float(order[f]), -f))
             anchors[row].append(FactHit(snapshot.facts[best], float(fact_scores[best])))
 
     event_hits: list[EventHit] = []

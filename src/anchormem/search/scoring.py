@@ -9,7 +9,8 @@ import numpy as np
 import numpy.typing as npt
 
 from anchormem.index.snapshot import ScopeSnapshot
-from anchormem.text.lexical import tokenize
+from anchormem.text.languages import ENGLISH
+from anchormem.text.lexical import document_terms
 
 Floats = npt.NDArray[np.float64]
 
@@ -78,16 +79,32 @@ def normalise(values: Floats, reference_rank: int = 50) -> Floats:
     return np.clip((finite - floor) / span, 0.0, 1.0)
 
 
+def anchor_order(
+    snapshot: ScopeSnapshot, query: str, fact_scores: npt.NDArray[np.floating], other_language: float
+) -> npt.NDArray[np.floating]:
+    """What a context's anchors are picked by: the facts' cosines, plus, in a scope written in another language
+    than English, their BM25 for the query (scaled to the best one's 1.0) times ``other_language`` and the share
+    of such contexts (``RetrievalSettings.other_language_lexical``): the bundled embedder learned English, and
+    the anchors it ranks first in an Italian reply are often not the sentences the question's words are in;
+    the anchors pick the sentences a long message is shown by (``render.excerpt``)."""
+    weight = other_language * (1.0 - snapshot.context_bm25.share(ENGLISH)) if snapshot.facts else 0.0
+    if weight <= 0.0:
+        return fact_scores
+    lexical = snapshot.fact_bm25.scores(query)
+    top = float(lexical.max()) if lexical.size else 0.0
+    return fact_scores + weight * (lexical / top) if top > 0.0 else fact_scores
+
+
 def expansion_terms(snapshot: ScopeSnapshot, query: str, fact_rows: list[int], limit: int) -> list[int]:
     """Query expansion from anchors: the lexical-index terms most common among the best facts that
     the query does not already contain (facts paraphrase the conversation in its own words)."""
     index = snapshot.context_bm25
-    asked = set(tokenize(query))
+    asked = set(index.query_terms(query))
     counts: Counter[str] = Counter()
     for f in fact_rows:
-        counts.update(set(tokenize(snapshot.facts[f].text)) - asked)
+        counts.update(t for t in set(document_terms(snapshot.facts[f].text)[1]) if index.knows(t))
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [index.vocab[t] for t, _ in ranked if index.knows(t)][:limit]
+    return [t for t in (index.vocab[t] for t, _ in ranked) if t not in asked][:limit]
 
 
 def event_votes(

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from anchormem._util.words import FUNCTION_WORDS, stem
+from anchormem.text.languages import ENGLISH, detect, known, language
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -32,17 +33,39 @@ _stem = stem
 
 @lru_cache(maxsize=1 << 17)
 def _term(word: str) -> str:
-    """The index term of one lowercase word token ("" for a stop word)."""
+    """The index term of one lowercase English word token ("" for a stop word)."""
     if word.endswith("'s"):
         word = word[:-2]
     word = word.replace("'", "")
     return _stem(word) if word and word not in STOPWORDS else ""
 
 
-def tokenize(text: str) -> list[str]:
-    """Lowercase word tokens without stop words, Snowball-stemmed; possessive "'s" dropped."""
-    terms = map(_term, _WORD.findall(text.lower().replace("\u2019", "'")))
+@lru_cache(maxsize=1 << 17)
+def _term_in(code: str, word: str) -> str:
+    """The index term of one lowercase word token of another language: an elided article or preposition cut
+    ("l'utente" -> "utente"), its function words and English ones stopped, stemmed by its own rules."""
+    rules = language(code)
+    head, apostrophe, rest = word.partition("'")
+    if apostrophe and head in rules.elided:
+        word = rest
+    word = word.replace("'", "")
+    if not word or word in rules.function_words or word in STOPWORDS:
+        return ""
+    return rules.stem(word)
+
+
+def tokenize(text: str, lang: str = ENGLISH) -> list[str]:
+    """Lowercase word tokens without stop words, stemmed by the rules of ``lang`` (English: Snowball, possessive
+    "'s" dropped)."""
+    words = _WORD.findall(text.lower().replace("\u2019", "'"))
+    terms = map(_term, words) if lang == ENGLISH else (_term_in(lang, w) for w in words)
     return [t for t in terms if t]
+
+
+def document_terms(text: str) -> tuple[str, list[str]]:
+    """The language a document is written in (:func:`anchormem.text.languages.detect`) and its terms."""
+    lang = detect(text)
+    return lang, tokenize(text, lang)
 
 
 @dataclass(frozen=True)
@@ -101,6 +124,7 @@ class BM25Index:
         self._df = np.zeros(0, dtype=np.float64)
         self._total = 0
         self._stats: tuple[int, int] | None = None  # (documents, total length) of a parent: see subset
+        self._languages: dict[str, int] = {}  # documents held per language they are read in
         self._add(documents)
         self._seq_row = self._rows_of(self._row_seq)
 
@@ -110,8 +134,10 @@ class BM25Index:
         vocab = self.vocab
         ids: list[int] = []
         lengths = np.zeros(len(documents), dtype=np.int64)
+        languages = self._languages
         for i, text in enumerate(documents):
-            tokens = tokenize(text)
+            lang, tokens = document_terms(text)
+            languages[lang] = languages.get(lang, 0) + 1
             lengths[i] = len(tokens)
             ids.extend([vocab.setdefault(t, len(vocab)) for t in tokens])
         n_terms = len(vocab)
@@ -149,8 +175,11 @@ class BM25Index:
         out._segments, out._stats = self._segments, None
         out._seq_len, out._total = self._seq_len, self._total
         out._df = self._df.copy()
+        out._languages = dict(self._languages)
         for text in removed_texts:
-            counts = Counter(tokenize(text))
+            lang, tokens = document_terms(text)
+            out._languages[lang] -= 1
+            counts = Counter(tokens)
             out._total -= sum(counts.values())
             for term in counts:
                 out._df[self.vocab[term]] -= 1.0
@@ -171,6 +200,7 @@ class BM25Index:
         out = object.__new__(BM25Index)
         out.k1, out.b, out.vocab = self.k1, self.b, self.vocab
         out._segments, out._seq_len, out._df, out._total = self._segments, self._seq_len, self._df, self._total
+        out._languages = self._languages
         out._stats = self._stats or (self.n_docs, self._total)
         out._row_seq = self._row_seq[np.asarray(docs, dtype=np.int64)]
         out._seq_row = out._rows_of(out._row_seq)
@@ -194,12 +224,29 @@ class BM25Index:
         return t is not None and t < len(self._df) and self._df[t] > 0
 
     # -- queries ------------------------------------------------------------------------------------------
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The languages some document held is read in (:func:`document_terms`), English first."""
+        held = self._languages
+        return tuple(code for code in known() if held.get(code, 0) > 0) or (ENGLISH,)
+
+    def share(self, lang: str) -> float:
+        """The share of the documents held that are read in ``lang`` (1.0 of an empty index for English)."""
+        total = sum(self._languages.values())
+        if not total:
+            return 1.0 if lang == ENGLISH else 0.0
+        return self._languages.get(lang, 0) / total
+
     def query_terms(self, query: str) -> list[int]:
-        """Ids of the query's distinct terms that some document holds, in query order."""
+        """Ids of the query's distinct terms that some document holds, in query order: the query read by the
+        rules of each language a document is read in, so a document matches the question's words as it
+        stemmed its own (a short Italian sentence read as English still matches the question read as
+        English)."""
         seen: dict[int, None] = {}
-        for term in tokenize(query):
-            if self.knows(term):
-                seen.setdefault(self.vocab[term], None)
+        for lang in self.languages:
+            for term in tokenize(query, lang):
+                if self.knows(term):
+                    seen.setdefault(self.vocab[term], None)
         return list(seen)
 
     def scores(self, query: str) -> npt.NDArray[np.float64]:
