@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.memory import Memory
 from anchormem.model import Context, ContextHit, Fact, FactHit, SearchResult
 from anchormem.render.excerpt import SHORT_CHARS, asks, excerpt, units
+from anchormem.text.mentions import asks_when, says_date
 
 FILLER = (
     "The weather has been grey all week and the trains were late again. "
@@ -192,3 +195,30 @@ def test_a_short_title_keeps_the_line_under_it() -> None:
     note = FILLER + "\nThe flat is fine.\nWe paid the deposit of 340 euros on Monday.\n" + FILLER
     shown = excerpt(note, ["user: The flat is fine."], "Is the flat fine?") or ""
     assert "340 euros" not in shown, "a short sentence is no title"
+
+
+@pytest.mark.parametrize(
+    ("question", "date"),
+    [
+        ("When was the user's first day as head chef at her new restaurant?", "I start Monday 6 October."),
+        ("¿Cuándo empezó la usuaria en el restaurante nuevo?", "Empiezo el lunes 6 de octubre."),
+        ("Wann hat die Ausbildung der Nutzerin begonnen?", "Los ging es am 01.08.2022 in Freiburg."),
+        ("Quand l'orage a-t-il frappé les vignes ?", "C'était le 14 juin 2025, vers 18 h."),
+    ],
+)
+def test_a_question_that_asks_when_keeps_the_sentence_that_says_a_date(question: str, date: str) -> None:
+    offer = "Head chef, £44k, and a 45-hour cap written into the contract, which sounds like a spa break."
+    text = FILLER + offer + " " + date + " " + FILLER
+    shown = excerpt(text, [f"user: {offer}"], question)
+    assert shown is not None and offer in shown and date in shown
+    unasked = excerpt(text, [f"user: {offer}"], "What is the user's salary as head chef?")
+    assert unasked is not None and date not in unasked, "a question that does not ask when leaves the date out"
+
+
+def test_when_and_dates_are_read_in_the_languages_read_here() -> None:
+    assert all(asks_when(q) for q in ("when did I move?", "¿cuándo me mudé?", "quando ho firmato?", "Seit wann?"))
+    assert all(asks_when(q) for q in ("Quelle date ?", "Wanneer begon ze?", "em que dia foi?", "What date was it?"))
+    assert not any(asks_when(q) for q in ("Where do I live?", "¿Dónde vivo?", "Quanto pago?", "Wo wohne ich?"))
+    dated = ("on 14 June 2025", "el 14 de junio", "am 7. März", "le 26 juin", "il 9 aprile", "op 3 mei", "March 2025")
+    assert all(says_date(s) for s in (*dated, "01.08.2022", "2025-06-14", "October 6th", "14/06/2025"))
+    assert not any(says_date(s) for s in ("I may come", "two dogs", "la mar estaba", "version 2.5.1", "at 18:30"))

@@ -18,6 +18,9 @@ or lead-in ("**An idea for sharing the load**") keeps the list items under it: t
 the items say it (:mod:`anchormem.render.layout`); a lead-in that ends with a colon ("…offered a date for your
 operation as follows:") or a short title ("Start date and place of work") keeps the line after it when that line is
 no list item ("Date of surgery: Wednesday 14 May 2025", "Your employment will commence on Monday 9 June 2025.").
+A question that asks when (:func:`anchormem.text.mentions.asks_when`) keeps a sentence that says a date where no kept
+one does: of those, the one sharing most words with the question, then the nearest to what was kept ("Head chef,
+£44k…" keeps "I start Monday 6 October." for "When was her first day as head chef?").
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from collections.abc import Sequence
 
 from anchormem._util.words import FUNCTION_WORDS
 from anchormem.render.layout import announces, is_heading, is_item
+from anchormem.text.mentions import asks_when, says_date
 
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)|\n+")
@@ -67,13 +71,16 @@ def asks(anchor: str) -> bool:
     return bool(said) and all(s.rstrip(" \"'”’)]").endswith("?") for s in said)
 
 
-def choose(sentences: Sequence[str], anchors: Sequence[str], query: str, worded: Sequence[str] = ()) -> list[int]:
+def choose(
+    sentences: Sequence[str], anchors: Sequence[str], query: str, worded: Sequence[str] = (), dated: bool = False
+) -> list[int]:
     """Indices (in order) of the sentences to keep: those that hold an anchor's text (its speaker prefix
     dropped), best anchor first among those that state something, then those that only ask (:func:`asks`), at
     most ``MAX_UNITS`` and one more that states something while they stay within ``SHORT_CHARS``; then the
     sentence sharing most terms with the question, where it shares any (ties: the earlier), or with the anchors
-    where nothing else was kept; and after a kept question ("What date had you agreed?") the sentence that
-    follows it, its answer."""
+    where nothing else was kept; after a kept question ("What date had you agreed?") the sentence that follows
+    it, its answer; and for a question that asks when (``dated``), a sentence that says a date where none kept
+    does."""
     if not sentences:
         return []
     normed = [_norm(s) for s in sentences]
@@ -111,6 +118,11 @@ def choose(sentences: Sequence[str], anchors: Sequence[str], query: str, worded:
             keep.append(i + 1)
     for i in list(keep):
         keep.extend(j for j in _listed(sentences, i) if j not in keep)
+    if dated and not any(says_date(sentences[i]) for i in keep):
+        dates = [i for i, sentence in enumerate(sentences) if i not in keep and says_date(sentence)]
+        if dates:  # the date nearest what was kept, of those sharing most words with the question
+            near = min(keep) if keep else 0
+            keep.append(max(dates, key=lambda i: (overlap[i], -abs(i - near), -i)))
     return sorted(keep)
 
 
@@ -143,7 +155,7 @@ def excerpt(text: str, anchors: Sequence[str], query: str, worded: Sequence[str]
     """The sentences of ``text`` :func:`choose` keeps, joined, with ``…`` where text is left out; None when
     they are the whole text (nothing to leave out)."""
     sentences = units(text)
-    keep = choose(sentences, anchors, query, worded)
+    keep = choose(sentences, anchors, query, worded, dated=asks_when(query))
     if len(keep) == len(sentences):
         return None
     parts: list[str] = []
