@@ -12,7 +12,7 @@ from anchormem.embed.hashing import HashEmbedder
 from anchormem.memory import Memory
 from anchormem.model import Context, ContextHit, Fact, FactHit, SearchResult
 from anchormem.render.excerpt import SHORT_CHARS, asks, excerpt, units
-from anchormem.text.mentions import asks_when, says_date
+from anchormem.render.mentions import asks_when, says_date
 
 FILLER = (
     "The weather has been grey all week and the trains were late again. "

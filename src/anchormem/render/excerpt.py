@@ -18,7 +18,7 @@ or lead-in ("**An idea for sharing the load**") keeps the list items under it: t
 the items say it (:mod:`anchormem.render.layout`); a lead-in that ends with a colon ("…offered a date for your
 operation as follows:") or a short title ("Start date and place of work") keeps the line after it when that line is
 no list item ("Date of surgery: Wednesday 14 May 2025", "Your employment will commence on Monday 9 June 2025.").
-A question that asks when (:func:`anchormem.text.mentions.asks_when`) keeps a sentence that says a date where no kept
+A question that asks when (:func:`anchormem.render.mentions.asks_when`) keeps a sentence that says a date where no kept
 one does: of those, the one sharing most words with the question, then the nearest to what was kept ("Head chef,
 £44k…" keeps "I start Monday 6 October." for "When was her first day as head chef?").
 """
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 from anchormem._util.words import FUNCTION_WORDS
 from anchormem.render.layout import announces, is_heading, is_item
-from anchormem.text.mentions import asks_when, says_date
+from anchormem.render.mentions import asks_when, says_date
 
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)|\n+")
