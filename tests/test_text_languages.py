@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from anchormem._util.languages import ENGLISH, detect, known, language
 from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.errors import ConfigError
 from anchormem.memory import Memory
 from anchormem.model import SearchResult
-from anchormem.text.languages import ENGLISH, detect, known, language
 from anchormem.text.lexical import BM25Index, document_terms, tokenize
 
 

@@ -168,8 +168,8 @@ def code_stamp() -> str:
     """A hash of the modules whose objects a file holds: a file of other code (a development build with the
     same package version) is stale."""
     digest = hashlib.sha256()
-    # the lexical indexes hold terms made by the language rules (``text.languages``): a change there is other code
-    modules = {*_CLASSES, "anchormem.index.snapshot", "anchormem.index.snapshot_file", "anchormem.text.languages"}
+    # the lexical indexes hold terms made by the language rules (``_util.languages``): a change there is other code
+    modules = {*_CLASSES, "anchormem.index.snapshot", "anchormem.index.snapshot_file", "anchormem._util.languages"}
     for module in sorted(modules - {"builtins", "collections"}):
         if module.startswith("anchormem."):
             digest.update(Path(importlib.import_module(module).__file__ or "").read_bytes())

@@ -41,6 +41,7 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
+from anchormem._util.languages import ENGLISH
 from anchormem.config import RetrievalSettings
 from anchormem.errors import ConfigError, InputError
 from anchormem.index.ann import fact_scores as ann_fact_scores
@@ -66,7 +67,6 @@ from anchormem.search.scoring import (
 )
 from anchormem.search.select import BestAnchors, select_diverse, select_ranked
 from anchormem.search.trace import empty_result, trace_of
-from anchormem.text.languages import ENGLISH
 
 __all__ = [
     "RECIPES",

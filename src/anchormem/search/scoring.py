@@ -8,8 +8,8 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from anchormem._util.languages import ENGLISH
 from anchormem.index.snapshot import ScopeSnapshot
-from anchormem.text.languages import ENGLISH
 from anchormem.text.lexical import document_terms
 
 Floats = npt.NDArray[np.float64]

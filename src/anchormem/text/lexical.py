@@ -18,8 +18,8 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from anchormem._util.languages import ENGLISH, detect, known, language
 from anchormem._util.words import FUNCTION_WORDS, stem
-from anchormem.text.languages import ENGLISH, detect, known, language
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -63,7 +63,7 @@ def tokenize(text: str, lang: str = ENGLISH) -> list[str]:
 
 
 def document_terms(text: str) -> tuple[str, list[str]]:
-    """The language a document is written in (:func:`anchormem.text.languages.detect`) and its terms."""
+    """The language a document is written in (:func:`anchormem._util.languages.detect`) and its terms."""
     lang = detect(text)
     return lang, tokenize(text, lang)
 
