@@ -11,8 +11,10 @@ from anchormem.config import Settings
 from anchormem.embed.hashing import HashEmbedder
 from anchormem.memory import Memory
 from anchormem.model import Context, ContextHit, Fact, FactHit, SearchResult
+from anchormem.render import prompt_block
 from anchormem.render.excerpt import SHORT_CHARS, asks, excerpt, units
 from anchormem.render.mentions import asks_when, says_date
+from anchormem.render.prompt_block import OTHER_LANGUAGE_SHARE, WHOLE_SHARE, whole_share
 
 FILLER = (
     "The weather has been grey all week and the trains were late again. "
@@ -222,3 +224,34 @@ def test_when_and_dates_are_read_in_the_languages_read_here() -> None:
     dated = ("on 14 June 2025", "el 14 de junio", "am 7. März", "le 26 juin", "il 9 aprile", "op 3 mei", "March 2025")
     assert all(says_date(s) for s in (*dated, "01.08.2022", "2025-06-14", "October 6th", "14/06/2025"))
     assert not any(says_date(s) for s in ("I may come", "two dogs", "la mar estaba", "version 2.5.1", "at 18:30"))
+
+
+ITALIAN_FILLER = (
+    "Il tempo è stato grigio tutta la settimana e i treni erano di nuovo in ritardo. "
+    "Ho anche sistemato il garage e ho trovato una scatola di vecchie lettere. "
+    "Domenica sera abbiamo visto un lungo documentario sulle balene con i bambini. "
+    "I vicini stanno costruendo un ampliamento e il rumore comincia alle otto. "
+)
+
+
+def _italian_context(n: int) -> ContextHit:
+    fact = f"Comunque mio cugino numero {n} si è trasferito a Torino la primavera scorsa."
+    text = ITALIAN_FILLER + fact + " " + ITALIAN_FILLER
+    context = Context(f"c{n}", str(n), 0, (f"D{n}:1",), "8 May, 2024", f'DATE: 8 May, 2024\nuser said, "{text}"')
+    anchor = FactHit(Fact(f"f{n}", f"c{n}", f"user: {fact}", "offline"), 0.9 - n / 100)
+    return ContextHit(context, 0.9 - n / 100, anchors=(anchor,), rank=n)
+
+
+def test_contexts_in_another_language_are_shown_whole_over_more_of_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    english = tuple(long_context(n, fact) for n, fact in enumerate(FACTS, 1))
+    italian = tuple(_italian_context(n) for n in range(1, 17))
+    assert whole_share(english) == WHOLE_SHARE == 0.5
+    assert whole_share(italian) == OTHER_LANGUAGE_SHARE == 0.75
+    result = SearchResult("Dove si sono trasferiti i miei cugini?", italian, (), reading_order=tuple(range(16)))
+    block = result.prompt(2_400)
+    monkeypatch.setattr(prompt_block, "OTHER_LANGUAGE_SHARE", WHOLE_SHARE)
+    as_english = result.prompt(2_400)
+    assert len(block.text) <= 2_400 and len(as_english.text) <= 2_400
+    assert block.text.count("(excerpt)") < as_english.text.count("(excerpt)"), "more of them whole"
+    assert len(block.turn_ids) < len(as_english.turn_ids), "fewer of them, the best ones"
+    assert block.turn_ids == as_english.turn_ids[: len(block.turn_ids)]
