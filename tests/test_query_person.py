@@ -86,6 +86,11 @@ FRIENDS = {"Caroline", "Melanie"}
         ("Quel logiciel l'assistante a-t-elle conseillé à l'utilisatrice ?", "assistant", "Assistant"),
         ("Où habite l'utilisatrice maintenant ?", "user", "Lena"),
         ("Dov'è la bici dell'utente?", "user", "Lena"),
+        # German declines the role words; European Portuguese's preterite "you" may end in "-este"
+        ("Ab welcher Auslastung lohnt sich laut dem Assistenten eine zweite Maschine?", "assistant", "Assistant"),
+        ("Wo arbeitet die Schwester des Nutzers?", "user", "Lena"),
+        ("o que é que me disseste para dar de comer à Bolacha?", "assistant", "Assistant"),
+        ("qual é a casa deste bairro onde moro?", "user", "Lena"),  # "deste": of this, not "you gave"
     ],
 )
 def test_the_first_person_is_the_user_and_you_the_assistant(

@@ -23,7 +23,8 @@ asistente").
    "do you remember", do not count: they ask, they are not about the assistant); Spanish, Portuguese and
    Italian say "you" in the verb alone: the second person of the preterite ("¿qué me recomendaste?",
    "dijiste") and the auxiliary of the perfect ("¿qué me has dicho?", "cosa mi hai consigliato?") and of the
-   pluperfect ("che vino mi avevi detto di servire?", "¿qué me habías dicho?", "o que me tinhas dito?");
+   pluperfect ("che vino mi avevi detto di servire?", "¿qué me habías dicho?", "o que me tinhas dito?"), and
+   European Portuguese's "-este" preterites of saying and doing ("o que é que me disseste?");
 4. else the user's speaker, when the memory has one and the question names nobody: in the first person
    ("Where do I live?") or in none (Spanish, Italian and Portuguese drop the subject pronoun: "¿dónde vivo
    ahora?", "¿qué bici tengo?"; "When was the launch?" asks about the user's life too). In a memory of a
@@ -61,11 +62,13 @@ _SECOND = re.compile(
 # "you" in the verb of a pro-drop language: the preterite's second person (Spanish and Portuguese "-aste",
 # "-iste": recomendaste, dijiste; not "-este", the end of Spanish "este"), the perfect's auxiliary (Spanish
 # "has" + participle, Italian "hai") and the pluperfect's (Italian "avevi", Spanish "habías", Portuguese
-# "tinhas": "che vino mi avevi detto?"); words that only end alike (triste, existe, contraste) are left out
+# "tinhas": "che vino mi avevi detto?"); words that only end alike (triste, existe, contraste) are left out, and of
+# European Portuguese's "-este" forms only verbs of saying and doing ("disseste", "fizeste": "este", "deste" are words)
 _SECOND_VERB = re.compile(
     r"(?<![\w'’])(?!(?:tr|ch|qu|alp|ex|res|ins|cons|pers|as|des|subs)iste(?![\w'’]))"
     r"(?!(?:contr|desg|eng|tr|b|g|h)aste(?![\w'’]))\w+(?:aste|iste)(?![\w'’])"
-    r"|\bhas\s+\w+(?:ado|ido|cho|to)\b|\bhai\b|\bavevi\b|\bhab[ií]as\b|\btinhas\b",
+    r"|\bhas\s+\w+(?:ado|ido|cho|to)\b|\bhai\b|\bavevi\b|\bhab[ií]as\b|\btinhas\b"
+    r"|\b(?:disseste|fizeste|escreveste|propuseste|puseste|trouxeste|quiseste)\b",
     re.IGNORECASE,
 )
 ROLE_WORDS = {  # the words that name a role in a question, in the languages read here
@@ -79,15 +82,18 @@ ROLE_WORDS = {  # the words that name a role in a question, in the languages rea
         "utilizadora",
         "utente",
         "nutzer",
+        "nutzers",
         "nutzerin",
         "benutzer",
+        "benutzers",
         "benutzerin",
         "utilisateur",
         "utilisatrice",
         "gebruiker",
         "gebruikster",
     ),
-    "assistant": ("assistant", "asistente", "assistente", "assistent", "assistentin", "assistante"),
+    # German declines "Assistent" ("laut dem Assistenten", "des Assistenten") and "Nutzer" ("des Nutzers")
+    "assistant": ("assistant", "asistente", "assistente", "assistent", "assistenten", "assistentin", "assistante"),
 }
 # a role's word may follow an elided article or preposition ("l'assistente", "dell'utente", "l'utilisatrice")
 _ROLE = {
