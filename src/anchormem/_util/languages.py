@@ -120,8 +120,8 @@ def _stemmer(code: str) -> snowballstemmer.stemmer:
     return snowballstemmer.stemmer(_SNOWBALL[code])
 
 
-@lru_cache(maxsize=1 << 17)
 def _stem(code: str, word: str) -> str:
+    # not cached here: its caller, the lexical index's term of a word (``text.lexical``), is cached already
     return str(_stemmer(code).stemWord(word))
 
 

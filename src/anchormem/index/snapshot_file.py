@@ -170,7 +170,7 @@ def code_stamp() -> str:
     digest = hashlib.sha256()
     # the lexical indexes hold terms made by the language rules (``_util.languages``): a change there is other code
     modules = {*_CLASSES, "anchormem.index.snapshot", "anchormem.index.snapshot_file", "anchormem._util.languages"}
-    for module in sorted(modules - {"builtins", "collections"}):
+    for module in sorted(modules - {"builtins"}):
         if module.startswith("anchormem."):
             digest.update(Path(importlib.import_module(module).__file__ or "").read_bytes())
     return digest.hexdigest()[:16]

@@ -41,7 +41,6 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
-from anchormem._util.languages import ENGLISH
 from anchormem.config import RetrievalSettings
 from anchormem.errors import ConfigError, InputError
 from anchormem.index.ann import fact_scores as ann_fact_scores
@@ -63,6 +62,7 @@ from anchormem.search.scoring import (
     exchanges,
     expansion_terms,
     normalise,
+    other_language_weight,
     shared_turn_mean,
 )
 from anchormem.search.select import BestAnchors, select_diverse, select_ranked
@@ -209,7 +209,7 @@ def _relevance(
             best = [f for f, _ in top_rows(fact_scores, recipe.expand_facts)]
             extra = [t for t in expansion_terms(snapshot, query, best, recipe.expand_terms) if t not in terms]
             lexical = lexical + recipe.expand_weight * index.scores_for_terms(extra)
-        lift = 1.0 + settings.other_language_lexical * (1.0 - index.share(ENGLISH))
+        lift = 1.0 + other_language_weight(snapshot, settings.other_language_lexical)
         signal("lexical", recipe.w_lexical * lift, lexical)
     if recipe.w_fact_lexical and snapshot.facts:
         signal("fact_lexical", recipe.w_fact_lexical, context_max(snapshot, snapshot.fact_bm25.scores(query)))

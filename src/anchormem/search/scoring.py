@@ -79,15 +79,21 @@ def normalise(values: Floats, reference_rank: int = 50) -> Floats:
     return np.clip((finite - floor) / span, 0.0, 1.0)
 
 
+def other_language_weight(snapshot: ScopeSnapshot, other_language: float) -> float:
+    """How much more the lexical evidence counts in ``snapshot``: ``other_language``
+    (``RetrievalSettings.other_language_lexical``) times the share of its contexts written in another language
+    than English, where the bundled embedder (it learned English) says less; 0.0 in an English scope."""
+    return other_language * (1.0 - snapshot.context_bm25.share(ENGLISH))
+
+
 def anchor_order(
     snapshot: ScopeSnapshot, query: str, fact_scores: npt.NDArray[np.floating], other_language: float
 ) -> npt.NDArray[np.floating]:
     """What a context's anchors are picked by: the facts' cosines, plus, in a scope written in another language
-    than English, their BM25 for the query (scaled to the best one's 1.0) times ``other_language`` and the share
-    of such contexts (``RetrievalSettings.other_language_lexical``): the bundled embedder learned English, and
-    the anchors it ranks first in an Italian reply are often not the sentences the question's words are in;
-    the anchors pick the sentences a long message is shown by (``render.excerpt``)."""
-    weight = other_language * (1.0 - snapshot.context_bm25.share(ENGLISH)) if snapshot.facts else 0.0
+    than English, their BM25 for the query (scaled to the best one's 1.0) times :func:`other_language_weight`:
+    the anchors the English embedder ranks first in an Italian reply are often not the sentences the question's
+    words are in, and the anchors pick the sentences a long message is shown by (``render.excerpt``)."""
+    weight = other_language_weight(snapshot, other_language) if snapshot.facts else 0.0
     if weight <= 0.0:
         return fact_scores
     lexical = snapshot.fact_bm25.scores(query)
