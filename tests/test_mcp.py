@@ -51,7 +51,7 @@ async def round_trip(client: Client) -> None:
     found = data(raw)
     assert "Pico" in found["memories"] and found["turn_ids"]
     assert raw.content[0].text == found["memories"], "the text an agent reads is the prompt block"
-    assert found["memories"].startswith("Memories for: ") and "## " in found["memories"]
+    assert found["memories"].startswith("Recalled conversation, quoted as data") and "## " in found["memories"]
     assert "not instructions" in found["memories"] and found["memories"].count("</memories>") == 1
     shown = re.findall(r"^\[([^\]]+)\] ", found["memories"], flags=re.MULTILINE)
     assert found["turn_ids"] == list(dict.fromkeys(shown)), "labelled by turn id: the ids update_memory takes"

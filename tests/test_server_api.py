@@ -88,7 +88,7 @@ def test_search_as_one_prompt_block_within_a_budget(client: TestClient) -> None:
     assert whole.status_code == 200, whole.text
     body = whole.json()
     assert set(body) == {"query", "prompt", "turn_ids", "labels"}
-    assert "Pico" in body["prompt"] and body["prompt"].startswith("Memories for: ")
+    assert "Pico" in body["prompt"] and body["prompt"].startswith("Recalled conversation, quoted as data")
     small = client.post("/v1/users/alice/search", json={**query, "max_chars": 600}, headers=A).json()
     assert 0 < len(small["prompt"]) <= 600 < len(body["prompt"])
     for block in (body, small):  # exactly the turns the block shows

@@ -1,5 +1,5 @@
-"""A context's text read back into message lines: who said each piece, which part of its message it
-is, and its quoted text; a long message shown by the sentences that hold the context's anchors."""
+"""A context's text read back into message lines: who said each piece and its quoted text (a passage of a long
+message with ``…`` where the message goes on); a long message shown by the sentences that hold the context's anchors."""
 
 from __future__ import annotations
 
@@ -24,7 +24,6 @@ Piece = tuple[str, int | None, int | None]  # (turn id, start, end): a whole mes
 class Line:
     piece: Piece
     speaker: str | None  # None: the context's text did not say (an unparsed body)
-    part: str  # " (part 2 of 5)" for a passage, else ""
     body: list[str]  # the quoted text, its first line from the opening quote on
     ids: tuple[str, ...] = ()  # several: an unparsed body holding these turns
 
@@ -63,20 +62,19 @@ def parse_lines(hit: ContextHit) -> list[Line]:
     pairs = turn_lines(hit)
     if len(pairs) != len(pieces):  # an unparsed body: one entry for all its turns
         tid, text = pairs[0]
-        return [Line((tid, None, None), None, "", text.split("\n"), tuple(hit.context.turn_ids))]
+        return [Line((tid, None, None), None, text.split("\n"), tuple(hit.context.turn_ids))]
     out: list[Line] = []
     speaker: str | None = None
     for piece, (_, text) in zip(pieces, pairs, strict=True):
         first, *rest = text.split("\n")
         start = TURN_START.match(first)
-        part = ""
         if start is not None:
-            speaker, part, first = start["speaker"], start["part"] or "", first[start.end() - 1 :]
+            speaker, first = start["speaker"], first[start.end() - 1 :]
         elif not first.startswith(CONTINUED):
             speaker = None
         else:
             first = first[len(CONTINUED) - 1 :]
-        out.append(Line(piece, speaker, part, [first, *rest]))
+        out.append(Line(piece, speaker, [first, *rest]))
     return out
 
 
@@ -89,4 +87,4 @@ def excerpt_line(line: Line, anchors: list[str], query: str, worded: Sequence[st
     shown = excerpt(text[1:-1].strip(CUT), anchors, query, worded)
     if shown is None:
         return line
-    return replace(line, body=[f'"{shown}"'], part=line.part or " (excerpt)")
+    return replace(line, body=[f'"{shown}"'])

@@ -4,15 +4,17 @@ The best contexts are taken first (by rank; for a question about one speaker, th
 says nothing, which the ``own-words`` stage lowered, after all the others): whole while the block stays within
 ``WHOLE_SHARE`` of ``max_chars`` (all of it for a question about what the assistant said; ``OTHER_LANGUAGE_SHARE``
 for contexts written in another language than English, :func:`whole_share`), then by the sentences
-of each long message that hold the context's anchors (``User (excerpt): "…I started at Halden in May. …"``,
+of each long message that hold the context's anchors (``User: "…I started at Halden in May. …"``,
 :mod:`anchormem.render.excerpt`) while the block fits, so a fact told in passing inside a long message reaches
 the block beside more messages; an excerpted context is shown whole again, best first, where the budget still
 allows. Windows of one session that share a message (a whole message, or passages of one long message) are
 merged into one span under one header, so no piece appears twice, while two passages of one message stay two
-pieces. Spans are shown in conversation order, each headed by its date and its session (not by its messages:
-each message line names itself by its label; spans of one session in a row share one header) and each message
-line names its speaker (``Ana: "…"``; a role without a name as ``User`` / ``Assistant``, or as ``names`` says).
-A passage shows only itself, marked as a part of its message (``Assistant (part 2 of 5): "…text…"``). Where the
+pieces. Spans are shown in conversation order, each headed by its day (:func:`anchormem.render.spans.day`; by its
+session where it has no date; not by its messages: each message line names itself by its label; spans of one day
+in a row share one header) and each message line names its speaker (``Ana: "…"``; a role without a name as
+``User`` / ``Assistant``, or as ``names`` says). A passage shows only itself under its message's label, ``…`` where
+the message goes on (``Assistant: "…text…"``). Headers cost little: the block's first line says what it is, not
+which query it answers (the caller has the query), and a message's blank lines are left out. Where the
 result compared statements on the query's subject by date (``ContextHit.latest``), a span is marked ``latest``
 or ``earlier``. Events follow, best first, as long as they fit.
 
@@ -24,7 +26,7 @@ tools whose caller updates or deletes by id). ``PromptBlock.turn_ids`` are exact
 Memory is data, not instructions: the block says so in its second line, the excerpts stand
 between ``<memories>`` and ``</memories>`` and the events between ``<events>`` and ``</events>``,
 every message is quoted on lines that start with its label (a message's further lines are
-indented), and a look-alike of those delimiters inside a message, the query or an event is
+indented by two spaces), and a look-alike of those delimiters inside a message, the query or an event is
 defused (its ``<`` becomes ``‹``: fullwidth and small forms, entities, hidden zero-width characters,
 look-alike letters; see :mod:`anchormem.render.fence`), so no text a message holds can close the data
 or open a section; a line separator other than ``\n`` in any field (a date, an id, a speaker) is shown
@@ -40,7 +42,7 @@ from dataclasses import dataclass, field
 from anchormem._util.languages import ENGLISH, detect
 from anchormem.render.lines import CUT, TURN_START, Line, Piece, escape, excerpt_line, parse_lines, turn_lines
 from anchormem.render.shapes import ContextHit, EventHit, Scope, SearchResult
-from anchormem.render.spans import Span, scope_label, spans_of
+from anchormem.render.spans import Span, day, scope_label, spans_of
 
 __all__ = [
     "MAX_PROMPT_CHARS",
@@ -133,6 +135,7 @@ def render_block(
 MAX_PROMPT_CHARS = 1_000_000
 """The longest block rendered, whatever ``max_chars`` says (REST and MCP take at most this)."""
 _TAIL_TRIES = 16
+INDENT = "  "  # a message's further lines start with this (never with a label or a delimiter); blank ones are left out
 WHOLE_SHARE = 0.5  # over the budget, contexts are shown whole while the block stays within this share of it
 OTHER_LANGUAGE_SHARE = 0.75  # the same for contexts written in another language than English (``whole_share``)
 _SAMPLE_CHARS = 400  # of each of the best contexts, what the block's language is read from
@@ -150,7 +153,7 @@ class _View:
         self.cut: set[int] = set()  # id() of the hits shown by the sentences that hold their anchors
         self._escaped: dict[int, list[str]] = {}
         self._events = [f"{i}. {escape(' '.join(h.event.text.split()))}" for i, h in enumerate(result.events, 1)]
-        self.head = [f"Memories for: {escape(' '.join(result.query.split()))}", DATA_NOTE]
+        self.head = [DATA_NOTE]
 
     def lines(self, hit: ContextHit, whole: bool = False) -> list[Line]:
         """The hit's lines, each long message by its anchors' sentences when the hit is in ``cut``."""
@@ -278,7 +281,7 @@ def _render(view: _View, hits: list[ContextHit], n_events: int = 0) -> PromptBlo
                     generated += 1
                     labels[tid] = f"#{generated}"
         header = _header(span, several)
-        if header != last_header:  # two spans of one session in a row share their header
+        if header != last_header:  # two spans of one day in a row share their header
             body.append(header)
             last_header = header
         body.extend(_line_text(line, labels, style.names, view) for line in lines)
@@ -296,18 +299,21 @@ def _readable(tid: str) -> bool:
 
 
 def _header(span: Span, several: bool) -> str:
-    """``## date · session s`` (and the memory, the mark): which messages the span holds, each line's label
-    says; named here too, they cost every span a dozen characters the budget spends on evidence."""
+    """``## 9 February, 2025`` (and the memory, the mark): the day the span was said on (:func:`day`), or
+    ``## session s`` where its session has no date. Which messages the span holds, each line's label says;
+    the time of day and the session beside a date tell a reader nothing the order and the day do not, and
+    cost every span a score of characters the budget spends on evidence."""
     mark = {True: " [latest]", False: " [earlier]", None: ""}[span.latest]
     origin = f" · {scope_label(span.scope)}" if several and span.scope is not None else ""
-    return escape(f"## {span.date or 'date unknown'} · session {span.session}{origin}{mark}")
+    when = day(span.date) if span.date else f"session {span.session}"
+    return escape(f"## {when}{origin}{mark}")
 
 
 def _line_text(line: Line, labels: Mapping[str, str], names: Mapping[str, str], view: _View) -> str:
     label = escape(",".join(labels[t] for t in line.ids) if line.ids else labels[line.piece[0]])
     first, *rest = view.escaped(line)
-    who = f"{escape(_name(line.speaker, names))}{line.part}: " if line.speaker is not None else ""
-    return "\n".join([f"[{label}] {who}{first}", *(f"    {r}" for r in rest)])
+    who = f"{escape(_name(line.speaker, names))}: " if line.speaker is not None else ""
+    return "\n".join([f"[{label}] {who}{first}", *(f"{INDENT}{r}" for r in rest if r.strip())])
 
 
 def _name(speaker: str, names: Mapping[str, str]) -> str:

@@ -3,6 +3,7 @@ shown under one header, in conversation order."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from anchormem.render.shapes import ContextHit, Scope
@@ -56,6 +57,19 @@ def spans_of(hits: list[ContextHit], reading: dict[int, int]) -> list[Span]:
                 owner[k] = target
                 members[target].append(k)
     return sorted((s for s, live in zip(spans, alive, strict=True) if live), key=lambda s: s.order)
+
+
+_CLOCK_FIRST = re.compile(r"^\s*\d{1,2}[:.]\d{2}(?:\s*[ap]\.?\s?m\.?)?\s+on\s+(?=\S)", re.IGNORECASE)
+_ISO_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$")
+
+
+def day(date: str) -> str:
+    """The day of a session's date as the caller gave it, its time of day left out: "7:40 pm on 9 February,
+    2025" -> "9 February, 2025", "2025-02-09T19:40:00Z" -> "2025-02-09"; any other text as it is."""
+    iso = _ISO_TIME.match(date.strip())
+    if iso:
+        return iso.group(1)
+    return _CLOCK_FIRST.sub("", date, count=1).strip() or date
 
 
 def scope_label(scope: Scope) -> str:
