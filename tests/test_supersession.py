@@ -341,3 +341,28 @@ def test_a_context_is_earlier_only_for_the_fact_that_was_replaced(tmp_path: Path
         # asked about her work, the older context answers with a fact nothing replaced: no mark
         work = marks(memory.search("What does Maya do at the Prado?", user_id="maya"))
         assert work[said[0]["text"]] == (None, [])
+
+
+def test_a_later_statement_no_link_covers_keeps_the_linked_one_from_latest(tmp_path: Path) -> None:
+    """Lavapiés -> Carabanchel is linked; a later move to Getafe, integrated with nothing it replaces, is not: the
+    Carabanchel context is then neither marked ``latest`` nor raised, while Lavapiés stays ``earlier``."""
+
+    def reply(messages: list[Any]) -> str:
+        content = messages[-1]["content"]
+        if "Key fact:" not in content and "moved again" in content.rsplit("Excerpt:", 1)[-1]:
+            return json.dumps(["Maya moved to Getafe in March 2025."])
+        return recorded(messages)
+
+    with recorded_memory(tmp_path / "mem.db", reply) as memory:
+        memory.add(MOVE, user_id="maya")
+        memory.add(
+            [{"speaker": "Maya", "text": "We moved again, to a bigger flat in Getafe.", "session": "3",
+              "timestamp": "2025-03-10T08:00:00"}],
+            user_id="maya",
+        )  # fmt: skip
+        result = memory.search("Where does Maya live?", user_id="maya")
+    found = marks(result)
+    assert found["I live in Lavapiés with my partner."][0] is False, "the replaced statement is still earlier"
+    assert found["We finally moved to Carabanchel last week!"] == (None, []), "not latest: Getafe came later"
+    lifted = {h.context.text.split('"')[1]: dict(h.adjustments).get("recency", 0.0) for h in result.contexts}
+    assert lifted["We finally moved to Carabanchel last week!"] == 0.0

@@ -24,7 +24,10 @@ conversation order stands in for it.
 On the LLM path (candidates with LLM-extracted facts) both the stage and the marks come from the supersession
 links that event integration recorded instead (:mod:`anchormem.search.rerank.supersession`): the latest statement is
 the one whose fact supersedes another candidate's, and a context is ``earlier`` only when a returned
-context's fact supersedes its own.
+context's fact supersedes its own. A link sees only the statements integrated together: a context whose fact
+supersedes another is neither raised nor marked ``latest`` while a candidate on its subject from a later session
+stands beside it (on blind-22, a permit's corrected end date was marked ``latest`` over the new permit of a later
+session, which no link joined); it may still mark the statement it replaced ``earlier``.
 """
 
 from __future__ import annotations
@@ -108,10 +111,11 @@ def latest_of_subject(candidates: Candidates) -> list[int]:
     peak = max((float(relevance[r]) for r in candidates.rows), default=0.0)
     strong = [r for r in candidates.rows if float(relevance[r]) >= FLOOR * peak and peak > 0]
     strong = statements(candidates, strong)
-    if on_llm_path(candidates.snapshot, strong):
-        return links(candidates.snapshot, strong, candidates.subjects.best_fact).latest(strong)
-    dated = compared(candidates.snapshot, candidates.subjects, strong)
     every = compared(candidates.snapshot, candidates.subjects, statements(candidates, candidates.rows))
+    if on_llm_path(candidates.snapshot, strong):
+        linked = links(candidates.snapshot, strong, candidates.subjects.best_fact).latest(strong)
+        return [row for row in linked if not every.get(row, ((), ()))[1]]  # nothing later the links missed
+    dated = compared(candidates.snapshot, candidates.subjects, strong)
     return [row for row in strong if dated[row][0] and not dated[row][1] and not every.get(row, ((), ()))[1]]
 
 
@@ -144,17 +148,19 @@ def mark_dates(candidates: Candidates, rows: Sequence[int]) -> dict[int, tuple[b
     shows dates and order."""
     compared_rows = statements(candidates, rows)
     out: dict[int, tuple[bool | None, tuple[int, ...]]] = {row: (None, ()) for row in rows}
-    if on_llm_path(candidates.snapshot, compared_rows):
-        found = links(candidates.snapshot, compared_rows, candidates.subjects.best_fact)
+    snapshot = candidates.snapshot
+    pool = compared(snapshot, candidates.subjects, statements(candidates, [*candidates.rows, *rows]))
+    if on_llm_path(snapshot, compared_rows):
+        found = links(snapshot, compared_rows, candidates.subjects.best_fact)
         for row in compared_rows:
             newer = tuple(sorted(found.newer.get(row, frozenset())))
+            if not newer and pool.get(row, ((), ()))[1]:  # a later session on its subject the links do not cover
+                continue
             if newer or found.older.get(row):
                 out[row] = (not newer, newer)
         return out
-    snapshot = candidates.snapshot
     compared_rows = [row for row in compared_rows if not offline_only(snapshot, row)]
     dated = compared(snapshot, candidates.subjects, compared_rows)
-    pool = compared(snapshot, candidates.subjects, statements(candidates, [*candidates.rows, *rows]))
     for row in compared_rows:
         older, newer = dated[row]
         if not newer and pool.get(row, ((), ()))[1]:  # a later candidate on its subject was not returned
