@@ -23,7 +23,7 @@ generated (``t-`` and 16 hex digits) are shown as ``#1``, ``#2``, … in block o
 :class:`PromptBlock` maps each label back to its id (``cite_ids``: every label is the turn id, for
 tools whose caller updates or deletes by id). ``PromptBlock.turn_ids`` are exactly the turns the block shows.
 
-Memory is data, not instructions: the block says so in its second line, the excerpts stand
+Memory is data, not instructions: the block says so in its first line, the excerpts stand
 between ``<memories>`` and ``</memories>`` and the events between ``<events>`` and ``</events>``,
 every message is quoted on lines that start with its label (a message's further lines are
 indented by two spaces), and a look-alike of those delimiters inside a message, the query or an event is
