@@ -4,13 +4,15 @@ Each turn gives its sentences prefixed with the speaker's name ("Caroline: I wen
 group yesterday."), so an anchor names who said it, like an LLM fact does; an image turn also gives
 "Caroline shared a photo of a dog.". Very short fragments are merged into their neighbour. A sentence
 ends at "?" or "!" before any word (people texting write "how do i fix this? my dad would know"), and at
-"." before a capital, a digit or a quote (a full stop before a lowercase word may be an abbreviation).
+"." before a capital, a digit or a quote (a full stop before a lowercase word may be an abbreviation), except
+where the full stop leaves the sentence open: "am 29. Juni", "Dr. Weber" (:mod:`anchormem._util.sentences`).
 """
 
 from __future__ import annotations
 
 import re
 
+from anchormem._util.sentences import cut
 from anchormem.model import Context, Turn
 
 _SENTENCE_END = re.compile(r"(?<=[!?])\s+|(?<=\.)\s+(?=[A-Z0-9\"'])")
@@ -20,7 +22,7 @@ MIN_WORDS = 4
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``; fragments shorter than ``MIN_WORDS`` words join the previous one."""
     out: list[str] = []
-    for piece in _SENTENCE_END.split(text.strip()):
+    for piece in cut(text.strip(), _SENTENCE_END):
         piece = piece.strip()
         if not piece:
             continue

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from anchormem._util.sentences import cut
 from anchormem._util.words import FUNCTION_WORDS
 from anchormem.render.layout import announces, is_heading, is_item
 from anchormem.render.mentions import asks_when, says_date
@@ -46,7 +47,7 @@ LIST_CHARS = 320  # of the list under a kept heading, the items kept while they 
 def units(text: str) -> list[str]:
     """``text`` cut into sentences and lines (a list item, a code line), short fragments joined to the one before."""
     out: list[str] = []
-    for piece in _SENTENCE.split(text):
+    for piece in cut(text, _SENTENCE):
         piece = piece.strip()
         if not piece:
             continue
