@@ -109,10 +109,12 @@ class RetrievalSettings:
     contexts are written in a language other than English, in proportion to their share, the lexical signal weighs
     this much more (all of them Italian: 1 + 1.0 = twice the anchors' cosine) and a context's anchors are picked by
     their cosine plus this much of their BM25, since the bundled embedder (all-MiniLM-L6-v2) learned English; 0
-    with an embedder that reads the scope's language as well as English. ``ann_index``: a PostgreSQL
-    scope that has an HNSW index (``anchormem maintenance ann-index``, scopes of 200,000+ facts) is searched
-    through it, its fact matrix never loaded (False: every scope on the in-process matrix); ``ann_candidates`` is
-    how many nearest facts such a search reads (``anchormem.index.ann``)."""
+    with an embedder that reads the scope's language as well as English. ``other_language_subwords``: in such a
+    scope, BM25 over four-letter pieces of the words (``anchormem.text.subwords``: a compound's head, a word's
+    root) is a signal of this weight times that share, the lexical signal's weight being 1 (0: off).
+    ``ann_index``: a PostgreSQL scope that has an HNSW index (``anchormem maintenance ann-index``, scopes of
+    200,000+ facts) is searched through it, its fact matrix never loaded (False: every scope on the in-process
+    matrix); ``ann_candidates`` is how many nearest facts such a search reads (``anchormem.index.ann``)."""
 
     k_facts: int = 10
     k_events: int = 10
@@ -130,6 +132,7 @@ class RetrievalSettings:
     )  # in order (``query.rerank``)
     rerank_bound: float = 0.1  # the most one stage may add to or take from a context's score
     other_language_lexical: float = 1.0  # the lexical signal's extra weight in a scope not written in English
+    other_language_subwords: float = 1.0  # the word pieces' weight (as the lexical signal's) in such a scope
     cached_scopes: int = 64  # scope snapshots one process keeps in memory; the least recently used goes first
     snapshot_files: int | None = 10_000  # scopes of this many facts keep their snapshot in a file; None: never
     snapshot_dir: str | None = None  # a server store's snapshot files; None: ~/.anchormem/server-snapshots
@@ -269,6 +272,8 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"retrieval.rerank_bound must lie in [0, 1], got {r.rerank_bound}")
     if not 0.0 <= r.other_language_lexical <= 10.0:
         raise ConfigError(f"retrieval.other_language_lexical must lie in [0, 10], got {r.other_language_lexical}")
+    if not 0.0 <= r.other_language_subwords <= 10.0:
+        raise ConfigError(f"retrieval.other_language_subwords must lie in [0, 10], got {r.other_language_subwords}")
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -268,6 +268,10 @@ def _carry_lexical(old: ScopeSnapshot, snap: ScopeSnapshot, moved: _Moved) -> No
         snap.__dict__["context_bm25"] = old.context_bm25.changed(
             gone_c, [old.contexts[r].text for r in gone_c], [c.text for c in new_contexts]
         )
+    if "context_subwords" in cached:
+        snap.__dict__["context_subwords"] = old.context_subwords.changed(
+            gone_c, [old.contexts[r].text for r in gone_c], [c.text for c in new_contexts]
+        )
     if "fact_bm25" in cached:
         snap.__dict__["fact_bm25"] = old.fact_bm25.changed(
             gone_f, [old.facts[r].text for r in gone_f], [f.text for f in new_facts]

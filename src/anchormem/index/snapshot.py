@@ -17,6 +17,7 @@ from typing import overload
 import numpy as np
 import numpy.typing as npt
 
+from anchormem._util.languages import ENGLISH
 from anchormem.config import ChunkSettings
 from anchormem.errors import ConfigError, InputError
 from anchormem.index.neighbours import MIN_ROWS, FactNeighbours
@@ -28,6 +29,7 @@ from anchormem.text.dates import parse_when
 from anchormem.text.lexical import BM25Index
 from anchormem.text.person import user_names as names_given
 from anchormem.text.person import user_speaker
+from anchormem.text.subwords import SubwordIndex
 from anchormem.text.voice import anchor_speaker
 
 IntArray = npt.NDArray[np.int64]
@@ -354,9 +356,16 @@ class ScopeSnapshot:
     def fact_bm25(self) -> BM25Index:
         return BM25Index([f.text for f in self.facts])
 
+    @cached_property
+    def context_subwords(self) -> SubwordIndex:
+        """BM25 over the pieces of the contexts' words (``text.subwords``): built on the first search that weighs
+        it, one of a scope not written in English."""
+        return SubwordIndex([c.text for c in self.contexts])
+
     def warm(self) -> None:
-        """Build every derived index now (e.g. right after loading), not on the first query."""
-        for name in (
+        """Build every derived index now (e.g. right after loading), not on the first query; the word pieces' index
+        only for a scope not written in English, the one kind of scope whose searches read it."""
+        names = [
             "context_row",
             "fact_row",
             "fact_context",
@@ -368,5 +377,8 @@ class ScopeSnapshot:
             "turn_segments",
             "context_bm25",
             "fact_bm25",
-        ):
+        ]
+        if self.context_bm25.share(ENGLISH) < 1.0:
+            names.append("context_subwords")
+        for name in names:
             getattr(self, name)

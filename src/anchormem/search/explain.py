@@ -10,6 +10,7 @@ explanation splits its score into additive contributions that sum to it:
 
 - ``anchor``: the cosine of the context's best anchor (fact), normalised;
 - ``lexical``: BM25 of the context's text, normalised;
+- ``subwords``: BM25 of the pieces of its words, in a scope not written in English (``anchormem.text.subwords``);
 - ``events``: the events' votes (only for recipes that let events vote);
 - ``shared_turns``: what spreading over the turns shared with overlapping windows added;
 - ``reply``: what the message took from the reply to it, when a passage of that reply scored higher

@@ -250,6 +250,8 @@ def _derive_indexes(parent: ScopeSnapshot, part: ScopeSnapshot, rows: list[int],
     under its name."""
     index = np.asarray(rows, dtype=np.int64)
     part.__dict__["context_bm25"] = parent.context_bm25.subset(rows)
+    if "context_subwords" in parent.__dict__:
+        part.__dict__["context_subwords"] = parent.context_subwords.subset(rows)
     if "fact_bm25" in parent.__dict__:
         part.__dict__["fact_bm25"] = parent.fact_bm25.subset(fact_rows)
     part.__dict__["context_share"] = [parent.context_share[r] for r in rows]

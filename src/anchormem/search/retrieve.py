@@ -211,6 +211,9 @@ def _relevance(
             lexical = lexical + recipe.expand_weight * index.scores_for_terms(extra)
         lift = 1.0 + other_language_weight(snapshot, settings.other_language_lexical)
         signal("lexical", recipe.w_lexical * lift, lexical)
+        pieces = other_language_weight(snapshot, settings.other_language_subwords)
+        if pieces > 0.0:  # a scope not written in English: the word pieces the embedder cannot join
+            signal("subwords", recipe.w_lexical * pieces, snapshot.context_subwords.scores(query))
     if recipe.w_fact_lexical and snapshot.facts:
         signal("fact_lexical", recipe.w_fact_lexical, context_max(snapshot, snapshot.fact_bm25.scores(query)))
     if recipe.w_events and events:

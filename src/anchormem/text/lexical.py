@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Self
 
 import numpy as np
 import numpy.typing as npt
@@ -129,6 +130,10 @@ class BM25Index:
         self._seq_row = self._rows_of(self._row_seq)
 
     # -- building ---------------------------------------------------------------------------------------
+    def _analyze(self, text: str) -> tuple[str, list[str]]:
+        """A document's language and its terms (:func:`document_terms`; a subclass may read text otherwise)."""
+        return document_terms(text)
+
     def _add(self, documents: Sequence[str]) -> None:
         first = len(self._seq_len)
         vocab = self.vocab
@@ -136,7 +141,7 @@ class BM25Index:
         lengths = np.zeros(len(documents), dtype=np.int64)
         languages = self._languages
         for i, text in enumerate(documents):
-            lang, tokens = document_terms(text)
+            lang, tokens = self._analyze(text)
             languages[lang] = languages.get(lang, 0) + 1
             lengths[i] = len(tokens)
             ids.extend([vocab.setdefault(t, len(vocab)) for t in tokens])
@@ -164,20 +169,20 @@ class BM25Index:
         out[row_seq] = np.arange(len(row_seq), dtype=np.int64)
         return out
 
-    def changed(self, removed: Sequence[int], removed_texts: Sequence[str], added: Sequence[str]) -> BM25Index:
+    def changed(self, removed: Sequence[int], removed_texts: Sequence[str], added: Sequence[str]) -> Self:
         """A new index: documents at rows ``removed`` (whose texts are ``removed_texts``) taken out, the others
         moved up in order, ``added`` appended. This index is left as it was (it shares the vocabulary, which
         only grows, and the postings, which are never changed)."""
         if self._stats is not None:
             raise ValueError("a subset of an index cannot change")
-        out = object.__new__(BM25Index)
+        out = object.__new__(type(self))
         out.k1, out.b, out.vocab = self.k1, self.b, self.vocab
         out._segments, out._stats = self._segments, None
         out._seq_len, out._total = self._seq_len, self._total
         out._df = self._df.copy()
         out._languages = dict(self._languages)
         for text in removed_texts:
-            lang, tokens = document_terms(text)
+            lang, tokens = self._analyze(text)
             out._languages[lang] -= 1
             counts = Counter(tokens)
             out._total -= sum(counts.values())
@@ -193,11 +198,11 @@ class BM25Index:
         out._segments = tuple(segments)
         return out
 
-    def subset(self, docs: Sequence[int]) -> BM25Index:
+    def subset(self, docs: Sequence[int]) -> Self:
         """The index of ``docs`` only (renumbered 0.. in the given order), with this index's weights: a
         kept document scores exactly as it does here (idf and length norm of the whole corpus). Costs an
         array over the documents, not a re-tokenisation."""
-        out = object.__new__(BM25Index)
+        out = object.__new__(type(self))
         out.k1, out.b, out.vocab = self.k1, self.b, self.vocab
         out._segments, out._seq_len, out._df, out._total = self._segments, self._seq_len, self._df, self._total
         out._languages = self._languages
