@@ -90,6 +90,14 @@ FRIENDS = {"Caroline", "Melanie"}
         ("Ab welcher Auslastung lohnt sich laut dem Assistenten eine zweite Maschine?", "assistant", "Assistant"),
         ("Wo arbeitet die Schwester des Nutzers?", "user", "Lena"),
         ("o que é que me disseste para dar de comer à Bolacha?", "assistant", "Assistant"),
+        # the user named first, but the question cites the assistant's words ("laut", "according to", "volgens")
+        ("Nach welchem Förderkredit sollte die Nutzerin laut Assistent fragen?", "assistant", "Assistant"),
+        ("Welche Klausel sollte Lena laut dem Assistenten aufnehmen lassen?", "assistant", "Assistant"),
+        ("How much should the user save each month, according to the assistant?", "assistant", "Assistant"),
+        ("Hoe groot moest de buffer van de gebruiker volgens de assistent zijn?", "assistant", "Assistant"),
+        ("Que doit vérifier l'utilisatrice selon l'assistante ?", "assistant", "Assistant"),
+        ("Lena laut Assistent?", "assistant", "Assistant"),
+        ("Was hat die Nutzerin dem Assistenten laut ihrer Mail erzählt?", "user", "Lena"),  # cites no one named
         ("qual é a casa deste bairro onde moro?", "user", "Lena"),  # "deste": of this, not "you gave"
     ],
 )
@@ -249,8 +257,15 @@ def test_the_users_request_gives_way_to_the_users_statement(chat: Memory) -> Non
     assert all("statements" not in dict(h.adjustments) for h in asked.contexts), "a question about a request"
 
 
-@pytest.mark.parametrize("question", ["¿Qué menú me propusiste?", "What dinner menu did the assistant suggest Hannah?"])
-def test_you_in_the_verb_or_the_assistant_named_first_puts_the_assistants_words_first(
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Qué menú me propusiste?",
+        "What dinner menu did the assistant suggest Hannah?",
+        "What dinner menu should Hannah cook, according to the assistant?",
+    ],
+)
+def test_you_in_the_verb_or_the_assistant_named_first_or_cited_puts_the_assistants_words_first(
     chat: Memory, question: str
 ) -> None:
     given = own_words(chat.search(question, user_id="u", max_contexts=8))

@@ -14,9 +14,10 @@ asistente").
 :func:`question_speaker` answers with one of the memory's speakers, or None:
 
 1. the one speaker the question names: by name, by one of the user's names, or by a role's word; of the
-   user and the assistant both named, the one named first, the question's subject ("What did the assistant
-   suggest Maren do?", "¿Qué le pidió Javier al asistente?"); a question naming two people (LoCoMo's
-   "When did Caroline meet Melanie?") names none of them;
+   user and the assistant both named, the one whose words it cites ("Was sollte die Nutzerin laut Assistent
+   prüfen lassen?", "according to the assistant", "selon l'assistant", "volgens de assistent"), else the one
+   named first, the question's subject ("What did the assistant suggest Maren do?", "¿Qué le pidió Javier al
+   asistente?"); a question naming two people (LoCoMo's "When did Caroline meet Melanie?") names none of them;
 2. else, when the question's auxiliary names who did it ("did you suggest…", "did I ask you…", "hast du
    mir…"), that one: "you" the assistant's speaker, "I" the user's;
 3. else the assistant's speaker when it speaks to "you" (the phrases of a request, "can you tell me",
@@ -112,6 +113,11 @@ _SUBJECT = re.compile(  # who does it: the pronoun after the question's auxiliar
     r"|heb|hebt|heeft|zei|zeg|zou|kun|kon|ben|wil|moest|raadde|adviseerde)\s+(?P<who>i|you|ich|du|ik|je|jij)\b",
     re.IGNORECASE,
 )
+_CITED = re.compile(  # the words that say whose words follow: "laut (dem) Assistenten", "according to the assistant"
+    r"(?:\baccording\s+to|\blaut|\bgemäß|\bselon|\bd['’]après|\bsegún|\bsecondo|\bstando\s+a|\bvolgens|\bsegundo"
+    r"|\bde\s+acordo\s+com|\bconforme)\s+(?:(?:the|dem|der|den|le|la|el|il|lo|o|a|de)\s+)?\Z",
+    re.IGNORECASE,
+)
 _MY_NAME = re.compile(
     r"(?:\bmy\s+name\s+is|\bmy\s+name['’]s|\bcall\s+me|\bme\s+llamo|\bmi\s+nombre\s+es|\bich\s+heiße|\bich\s+heisse"
     r"|\bmein\s+name\s+ist|\bje\s+m['’]appelle|\bmi\s+chiamo)\s+(?-i:(?P<name>[A-ZÀ-ÖØ-Þ][\w'’-]{1,30}))",
@@ -185,9 +191,12 @@ def question_speaker(query: str, speakers: Collection[str], names: Collection[st
     user = user_speaker(speakers)
     if len(named) == 1:
         return next(iter(named))
-    if named:  # the user and the assistant both: the one named first is the question's subject
+    if named:  # the user and the assistant both: the one whose words it cites, else the one named first
         pair = {user, assistant_speaker(speakers)}
-        return min(named, key=lambda s: named[s]) if set(named) == pair else None
+        if set(named) != pair:
+            return None
+        cited = [s for s in named if _CITED.search(query, 0, named[s])]
+        return cited[0] if len(cited) == 1 else min(named, key=lambda s: named[s])
     subject = _SUBJECT.search(_ASKING.sub(" ", query))
     if subject is not None:
         return user if subject.group("who").casefold() in ("i", "ich", "ik") else assistant_speaker(speakers)
