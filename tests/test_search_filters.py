@@ -64,3 +64,31 @@ def test_a_restriction_takes_the_parent_indexes_sliced() -> None:
     assert part.context_share == [snap.context_share[1]] and part.context_turns == [snap.context_turns[1]]
     ctx_rows, turn_rows, _ = part.turn_segments
     assert ctx_rows.tolist() == [0] and turn_rows.tolist() == [snap.turn_segments[1][1]]
+
+
+def test_a_part_of_a_memory_not_in_english_weighs_word_pieces_as_the_whole_memory_does() -> None:
+    texts = [
+        "Wir haben jetzt neun Bienenvölker, und der Umzug mit dem Bus hat gut geklappt.",
+        "Die Vereinsordnung regelt den Beitrag und die Umlage je gemeldetem Volk für die Mitglieder.",
+    ]
+    contexts = [
+        Context(id=f"c{i}", session=str(i), position=0, turn_ids=(f"t{i}",), date=None, text=texts[i - 1])
+        for i in (1, 2)
+    ]
+    turns = [
+        Turn(id="t1", session="1", position=0, speaker="A", text=texts[0], metadata={"topic": "bees"}),
+        Turn(id="t2", session="2", position=0, speaker="A", text=texts[1]),
+    ]
+    snap = ScopeSnapshot(
+        contexts=contexts,
+        facts=[],
+        fact_vectors=np.zeros((0, 2), dtype=np.float32),
+        events=[],
+        event_vectors=np.zeros((0, 2), dtype=np.float32),
+        context_scopes=(S, S),
+        load_turns=lambda: [(S, t) for t in turns],
+    )
+    part = restrict(snap, make_filters({"topic": "bees"}))  # before any search built the whole memory's index
+    assert [c.id for c in part.contexts] == ["c1"]
+    query = "Wie viele Völker hat sie?"
+    assert part.context_subwords.scores(query)[0] == snap.context_subwords.scores(query)[0] > 0.0
