@@ -356,6 +356,12 @@ class ScopeSnapshot:
     def fact_bm25(self) -> BM25Index:
         return BM25Index([f.text for f in self.facts])
 
+    @property
+    def other_language_share(self) -> float:
+        """The share of the contexts written in a language other than English (0.0 in an English scope): where the
+        bundled embedder, which learned English, says less and the lexical signals weigh more."""
+        return 1.0 - self.context_bm25.share(ENGLISH)
+
     @cached_property
     def context_subwords(self) -> SubwordIndex:
         """BM25 over the pieces of the contexts' words (``text.subwords``): built on the first search that weighs
@@ -378,7 +384,7 @@ class ScopeSnapshot:
             "context_bm25",
             "fact_bm25",
         ]
-        if self.context_bm25.share(ENGLISH) < 1.0:
+        if self.other_language_share > 0.0:
             names.append("context_subwords")
         for name in names:
             getattr(self, name)

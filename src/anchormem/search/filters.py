@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from anchormem._util.languages import ENGLISH
 from anchormem.errors import InputError
 from anchormem.index.snapshot import ScopeSnapshot, TurnKey
 from anchormem.index.store_rows import take_rows
@@ -251,7 +250,7 @@ def _derive_indexes(parent: ScopeSnapshot, part: ScopeSnapshot, rows: list[int],
     under its name."""
     index = np.asarray(rows, dtype=np.int64)
     part.__dict__["context_bm25"] = parent.context_bm25.subset(rows)
-    if "context_subwords" in parent.__dict__ or parent.context_bm25.share(ENGLISH) < 1.0:  # the memory's weights too
+    if "context_subwords" in parent.__dict__ or parent.other_language_share > 0.0:  # the memory's weights too
         part.__dict__["context_subwords"] = parent.context_subwords.subset(rows)
     if "fact_bm25" in parent.__dict__:
         part.__dict__["fact_bm25"] = parent.fact_bm25.subset(fact_rows)

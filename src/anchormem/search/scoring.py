@@ -8,7 +8,6 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from anchormem._util.languages import ENGLISH
 from anchormem.index.snapshot import ScopeSnapshot
 from anchormem.text.lexical import document_terms
 
@@ -80,10 +79,11 @@ def normalise(values: Floats, reference_rank: int = 50) -> Floats:
 
 
 def other_language_weight(snapshot: ScopeSnapshot, other_language: float) -> float:
-    """How much more the lexical evidence counts in ``snapshot``: ``other_language``
-    (``RetrievalSettings.other_language_lexical``) times the share of its contexts written in another language
-    than English, where the bundled embedder (it learned English) says less; 0.0 in an English scope."""
-    return other_language * (1.0 - snapshot.context_bm25.share(ENGLISH))
+    """How much a lexical signal gains in ``snapshot``: ``other_language`` (``RetrievalSettings.other_language_lexical``
+    for BM25, ``other_language_subwords`` for the word pieces) times the share of its contexts written in another
+    language than English (``ScopeSnapshot.other_language_share``), where the bundled embedder (it learned English)
+    says less; 0.0 in an English scope."""
+    return other_language * snapshot.other_language_share
 
 
 def anchor_order(
